@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+/**
+ * zod schemas of the spec's resources ("Resources and their fields"). Objects are loose:
+ * extra fields the service adds are tolerated and kept, so `--json` prints what was received.
+ */
+
+/** ISO 8601 UTC timestamp with milliseconds; kept as the string received. */
+const timestamp = z.string().min(1);
+
+/** Account (`data.account` of `/v1/me`). */
+export const AccountSchema = z.looseObject({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+});
+export type Account = z.infer<typeof AccountSchema>;
+
+/** Entitlements (`data.entitlements` of `/v1/me`). */
+export const EntitlementsSchema = z.looseObject({
+  lifetime: z.boolean(),
+  owned_product_slugs: z.array(z.string()),
+  pack_count: z.number().int(),
+  asset_count: z.number().int(),
+});
+export type Entitlements = z.infer<typeof EntitlementsSchema>;
+
+/** API key record (`data.key` of `/v1/me`): never the full key, only its `preview`. */
+export const ApiKeySchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  preview: z.string(),
+  scopes: z.array(z.string()),
+  created_at: timestamp,
+  last_used_at: timestamp.nullable(),
+});
+export type ApiKeyRecord = z.infer<typeof ApiKeySchema>;
+
+/** `data` of `GET /v1/me`. */
+export const MeSchema = z.looseObject({
+  account: AccountSchema,
+  entitlements: EntitlementsSchema,
+  key: ApiKeySchema,
+});
+export type Me = z.infer<typeof MeSchema>;
+
+/** Pack (item of `data` in `/v1/packs`); `downloads` holds ready-made absolute URLs. */
+export const PackSchema = z.looseObject({
+  slug: z.string().min(1),
+  name: z.string(),
+  description: z.string(),
+  asset_count: z.number().int(),
+  categories: z.array(z.string()),
+  purchased_at: timestamp,
+  order_id: z.string(),
+  downloads: z.looseObject({
+    bundle: z.string().min(1),
+    authoring: z.string().min(1).optional(),
+  }),
+});
+export type Pack = z.infer<typeof PackSchema>;
+
+/** Pagination object (sibling of `data` in list responses). */
+export const PaginationSchema = z.looseObject({
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+export type Pagination = z.infer<typeof PaginationSchema>;
+
+/** The spec's error object (`{error:{code,message,request_id}}`, spec "Errors"). */
+export const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string().min(1),
+    message: z.string(),
+    request_id: z.string().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** `{ data: T }` envelope of every successful JSON response. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.looseObject({ data });
+}
+
+/** `{ data: [T], pagination }` envelope of list responses. */
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.looseObject({ data: z.array(item), pagination: PaginationSchema });
+}

@@ -1,0 +1,61 @@
+import { SvcError } from "../errors/svc-error.js";
+import { UsageError } from "../errors/usage-error.js";
+
+/** Where the API key came from. */
+export type ApiKeySource = "env" | "config";
+
+/** A resolved API key. The value must never be printed; use {@link keyPreview}. */
+export interface ResolvedApiKey {
+  readonly value: string;
+  readonly source: ApiKeySource;
+}
+
+/** True for a value that looks like a license key (`SVC_…`), which is not an API key. */
+export function isLicenseKey(value: string): boolean {
+  return value.startsWith("SVC_");
+}
+
+/**
+ * A short, safe prefix of a secret for messages: at most the first 12 characters followed
+ * by `…`, and never more than a third of the value.
+ */
+export function keyPreview(value: string): string {
+  const visible = Math.min(12, Math.floor(value.length / 3));
+  return `${value.slice(0, visible)}…`;
+}
+
+/**
+ * Resolves the API key: `SVC_API_KEY`, else the key stored for this service origin.
+ * Throws UsageError (exit 2) when the value is a license key, and SvcError `no_api_key`
+ * (exit 3) when there is none.
+ */
+export function resolveApiKey(sources: {
+  env?: string | undefined;
+  stored?: string | undefined;
+  origin: string;
+}): ResolvedApiKey {
+  const fromEnv = sources.env?.trim();
+  const candidate: ResolvedApiKey | undefined =
+    fromEnv !== undefined && fromEnv !== ""
+      ? { value: fromEnv, source: "env" }
+      : sources.stored
+        ? { value: sources.stored, source: "config" }
+        : undefined;
+  if (!candidate) {
+    throw new SvcError(`no API key configured for ${sources.origin}`, {
+      code: "no_api_key",
+      exitCode: 3,
+      hint: "Set SVC_API_KEY or run `svc-dl auth login` (keys are created under Account › Connections › API keys).",
+    });
+  }
+  if (isLicenseKey(candidate.value)) {
+    throw new UsageError(
+      `the ${candidate.source === "env" ? "SVC_API_KEY value" : "stored key"} is a license key (SVC_…), not an API key`,
+      {
+        code: "license_key_as_api_key",
+        hint: "License keys work only with `svc-dl legacy get` (set SVC_LICENSE_KEY); API keys start with svc_live_.",
+      },
+    );
+  }
+  return candidate;
+}

@@ -1,0 +1,56 @@
+import { readFileSync } from "node:fs";
+import { InterruptedError } from "./errors/interrupted-error.js";
+import type { IOStreams } from "./io/streams.js";
+
+/**
+ * Everything a run needs from the outside world. `systemContext()` is the only place that
+ * reads `process.*`; tests build their own with buffers and a temp directory.
+ */
+export interface Context {
+  readonly io: IOStreams;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory for relative paths, absolute. */
+  readonly cwd: string;
+  /** svc-dl's own version (`User-Agent: svc-dl/<version>`). */
+  readonly version: string;
+  /** Aborted on SIGINT/SIGTERM, with an InterruptedError as its reason. */
+  readonly signal: AbortSignal;
+}
+
+/** The package version, read once from package.json next to `dist/` or `src/`. */
+export function packageVersion(): string {
+  const raw = readFileSync(new URL("../package.json", import.meta.url), "utf8");
+  const parsed = JSON.parse(raw) as { version?: unknown };
+  return typeof parsed.version === "string" ? parsed.version : "0.0.0";
+}
+
+/**
+ * The real process: its streams, environment and working directory, and a signal aborted by
+ * the first SIGINT or SIGTERM (a second one exits at once with 130/143).
+ */
+export function systemContext(): Context {
+  const controller = new AbortController();
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+    if (controller.signal.aborted) {
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    }
+    controller.abort(new InterruptedError(signal));
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  return {
+    io: {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stdin: process.stdin,
+      stdoutIsTTY: process.stdout.isTTY === true,
+      stderrIsTTY: process.stderr.isTTY === true,
+      stdinIsTTY: process.stdin.isTTY === true,
+      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+    },
+    env: process.env,
+    cwd: process.cwd(),
+    version: packageVersion(),
+    signal: controller.signal,
+  };
+}

@@ -1,0 +1,33 @@
+import { SvcError } from "./svc-error.js";
+
+/**
+ * A response that breaks the interface spec: an HTML page where JSON was due, invalid JSON,
+ * a body of the wrong shape (the zod issues are kept in `issues`). Exit 7, code
+ * `unexpected_response`.
+ */
+export class ResponseError extends SvcError {
+  override name = "ResponseError";
+  /** Human-readable list of what did not match the schema, when a schema was checked. */
+  readonly issues: readonly string[];
+
+  constructor(
+    message: string,
+    opts: {
+      httpStatus: number | null;
+      requestId: string | null;
+      issues?: readonly string[];
+      code?: string;
+      cause?: unknown;
+    },
+  ) {
+    super(message, {
+      code: opts.code ?? "unexpected_response",
+      exitCode: 7,
+      httpStatus: opts.httpStatus,
+      requestId: opts.requestId,
+      hint: "The service answered something the spec does not allow; retry later, and report the request id if it persists.",
+      cause: opts.cause,
+    });
+    this.issues = opts.issues ?? [];
+  }
+}

@@ -1,0 +1,90 @@
+import { Command, Option } from "commander";
+import { whoamiCommand } from "./commands/auth/whoami.js";
+import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
+import { packsListCommand } from "./commands/packs/list.js";
+import type { Context } from "./context.js";
+import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
+
+function globalsFrom(cmd: Command): GlobalOptions {
+  const o = cmd.optsWithGlobals<Partial<GlobalOptions>>();
+  return {
+    ...DEFAULT_GLOBALS,
+    ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
+    json: o.json === true,
+    quiet: o.quiet === true,
+    progress: o.progress !== false,
+    verbose: o.verbose === true,
+    color: o.color !== false,
+    maxWait: typeof o.maxWait === "number" ? o.maxWait : DEFAULT_GLOBALS.maxWait,
+  };
+}
+
+/** Applies the settings every command needs (routed output, no process.exit) to a whole tree. */
+function applySettings(cmd: Command, ctx: Context, onError: (message: string) => void): void {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeOut: (s) => ctx.io.stdout.write(s),
+    writeErr: (s) => ctx.io.stderr.write(s),
+    outputError: (s) => onError(s),
+  });
+  cmd.showSuggestionAfterError(true);
+  for (const sub of cmd.commands) applySettings(sub, ctx, onError);
+}
+
+/**
+ * The commander tree: global options (cli-contract "Commands") and every subcommand. Command
+ * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
+ * `--version` stay fast. `onSession` receives the session once a command runs;
+ * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
+ */
+export function buildProgram(
+  ctx: Context,
+  onSession: (session: Session) => void,
+  onCommanderError: (message: string) => void,
+): Command {
+  const open: OpenSession = (cmd) => {
+    const session = new Session(ctx, globalsFrom(cmd));
+    onSession(session);
+    return session;
+  };
+  const program = new Command("svc-dl")
+    .description(
+      "Download the 3D asset packs and assets you own from the asset download service:\nresumable, verified, rate-limit aware.",
+    )
+    .version(ctx.version, "-V, --version", "print the svc-dl version")
+    .helpOption("-h, --help", "show help for a command")
+    .addOption(
+      new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
+    )
+    .option("--json", "print one JSON document on stdout; errors as JSON on stderr")
+    .option("-q, --quiet", "print nothing but data and errors")
+    .option("--no-progress", "no progress bars")
+    .option("-v, --verbose", "one stderr line per HTTP exchange; stack traces on errors")
+    .option("--no-color", "no colour (also NO_COLOR)")
+    .addOption(
+      new Option("--max-wait <seconds>", "longest total wait on rate limits before giving up")
+        .argParser(parseWholeNumber)
+        .default(300),
+    )
+    .addHelpText(
+      "after",
+      `${examples(
+        "svc-dl auth login",
+        "svc-dl whoami",
+        "svc-dl packs list",
+        "svc-dl pack get forest-pack -o ./assets/",
+        "svc-dl packs sync ~/assets --edition all",
+      )}
+Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, NO_COLOR, FORCE_COLOR.
+Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
+6 rate limited, 7 server/network, 8 local file system, 130/143 interrupted.`,
+    );
+
+  program.addCommand(whoamiCommand(open));
+  const packs = new Command("packs").description("list and sync the packs you own");
+  packs.addCommand(packsListCommand(open));
+  program.addCommand(packs);
+
+  applySettings(program, ctx, onCommanderError);
+  return program;
+}

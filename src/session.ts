@@ -1,0 +1,140 @@
+import type { HttpClient } from "./api/http.js";
+import type { ResolvedApiKey } from "./config/api-key.js";
+import type { ResolvedBaseUrl } from "./config/base-url.js";
+import type { ConfigStore } from "./config/store.js";
+import type { Context } from "./context.js";
+import { colourFor } from "./io/colour.js";
+import { createReporter, type Reporter } from "./io/reporter.js";
+
+/** The global options (cli-contract "Commands"), after parsing. */
+export interface GlobalOptions {
+  baseUrl?: string | undefined;
+  json: boolean;
+  quiet: boolean;
+  /** False with `--no-progress`. */
+  progress: boolean;
+  verbose: boolean;
+  /** False with `--no-color`. */
+  color: boolean;
+  /** `--max-wait`: seconds one operation may wait on 429s. */
+  maxWait: number;
+}
+
+/** Defaults of {@link GlobalOptions}. */
+export const DEFAULT_GLOBALS: GlobalOptions = {
+  json: false,
+  quiet: false,
+  progress: true,
+  verbose: false,
+  color: true,
+  maxWait: 300,
+};
+
+/**
+ * The services of one run, built on first use so that `--help` and `--version` need no key,
+ * no config file and no HTTP module: the reporter, the config store, the resolved base URL and
+ * API key, and the HTTP client.
+ */
+export class Session {
+  readonly ctx: Context;
+  readonly globals: GlobalOptions;
+  readonly reporter: Reporter;
+  #config: ConfigStore | undefined;
+  #baseUrl: ResolvedBaseUrl | undefined;
+  #http: HttpClient | undefined;
+  /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
+  exitCode = 0;
+
+  constructor(ctx: Context, globals: GlobalOptions) {
+    this.ctx = ctx;
+    this.globals = globals;
+    const colour = colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
+    this.reporter = createReporter(ctx.io, {
+      quiet: globals.quiet || globals.json,
+      verbose: globals.verbose,
+      colour,
+    });
+  }
+
+  /** True when progress bars may be drawn: stderr is a TTY and no `--quiet`/`--no-progress`/`--json`. */
+  get interactiveProgress(): boolean {
+    return (
+      this.ctx.io.stderrIsTTY && this.globals.progress && !this.globals.quiet && !this.globals.json
+    );
+  }
+
+  /** The config store (`conf`), opened on first use. */
+  async config(): Promise<ConfigStore> {
+    if (!this.#config) {
+      const { ConfigStore } = await import("./config/store.js");
+      this.#config = new ConfigStore(this.ctx.env);
+    }
+    return this.#config;
+  }
+
+  /** The service address by precedence flag > env > config. Throws UsageError (exit 2). */
+  async baseUrl(): Promise<ResolvedBaseUrl> {
+    if (!this.#baseUrl) {
+      const { resolveBaseUrl } = await import("./config/base-url.js");
+      const fromConfig =
+        this.globals.baseUrl || this.ctx.env.SVC_BASE_URL
+          ? undefined
+          : (await this.config()).get("base-url");
+      this.#baseUrl = resolveBaseUrl({
+        flag: this.globals.baseUrl,
+        env: this.ctx.env.SVC_BASE_URL,
+        config: fromConfig,
+      });
+    }
+    return this.#baseUrl;
+  }
+
+  /** The API key for the service origin: `SVC_API_KEY`, else the stored one. Throws `no_api_key` (exit 3). */
+  async apiKey(): Promise<ResolvedApiKey> {
+    const { resolveApiKey } = await import("./config/api-key.js");
+    const origin = (await this.baseUrl()).url.origin;
+    const env = this.ctx.env.SVC_API_KEY;
+    const stored = env?.trim() ? undefined : (await this.config()).getKey(origin);
+    return resolveApiKey({ env, stored, origin });
+  }
+
+  /**
+   * The HTTP client for the service. The API key is resolved now (so a missing key fails
+   * before any request) unless `needsKey` is false (legacy downloads).
+   */
+  async http(opts: { needsKey?: boolean } = {}): Promise<HttpClient> {
+    if (!this.#http) {
+      const { HttpClient } = await import("./api/http.js");
+      const { url } = await this.baseUrl();
+      const key = opts.needsKey === false ? undefined : (await this.apiKey()).value;
+      this.#http = new HttpClient({
+        baseUrl: url,
+        apiKey: () => {
+          if (key === undefined) throw new Error("no API key for this request");
+          return key;
+        },
+        userAgent: `svc-dl/${this.ctx.version}`,
+        signal: this.ctx.signal,
+        retry: { maxWaitSeconds: this.globals.maxWait },
+        onExchange: (line) => this.reporter.verbose(line),
+        onNotice: (line) => this.reporter.info(line),
+      });
+    }
+    return this.#http;
+  }
+
+  /** Writes one JSON document to stdout. */
+  printJson(doc: unknown): void {
+    this.ctx.io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  }
+
+  /** Writes text to stdout (a newline is added). */
+  print(text: string): void {
+    this.ctx.io.stdout.write(`${text}\n`);
+  }
+
+  /** Closes the HTTP client's connections. */
+  async close(): Promise<void> {
+    await this.#http?.close();
+  }
+}
