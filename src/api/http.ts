@@ -77,7 +77,13 @@ const JSON_BODY_LIMIT = 32 * 1024 * 1024;
 const systemClock: Clock = {
   now: () => Date.now(),
   sleep: async (ms, signal) => {
-    await delay(ms, undefined, signal ? { signal } : {});
+    try {
+      await delay(ms, undefined, signal ? { signal } : {});
+    } catch (err) {
+      // An aborted wait ends the run as the signal says (SIGINT → 130, SIGTERM → 143).
+      const reason: unknown = signal?.reason;
+      throw reason instanceof InterruptedError ? reason : err;
+    }
   },
 };
 
@@ -115,11 +121,15 @@ export class HttpClient {
     this.#dispatcher =
       opts.dispatcher ??
       new Agent({ connectTimeout: 30_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
-    this.pacer = new RateLimitPacer(this.clock, (budget, waitMs) => {
-      opts.onNotice?.(
-        `rate limit: ${budget} budget spent; waiting ${Math.ceil(waitMs / 1000)}s for it to reset`,
-      );
-    });
+    this.pacer = new RateLimitPacer(
+      this.clock,
+      (budget, waitMs) => {
+        opts.onNotice?.(
+          `rate limit: ${budget} budget spent; waiting ${Math.ceil(waitMs / 1000)}s for it to reset`,
+        );
+      },
+      { maxWaitMs: this.#retry.maxWaitSeconds * 1000 },
+    );
   }
 
   /** `{base_url}/api/v1/<path>` with optional query parameters. */
@@ -257,18 +267,20 @@ export class HttpClient {
 
   /**
    * A JSON GET of the API with retries: 5xx and connection failures with backoff, 429 within
-   * the wait budget. Validates the body with `schema`. Throws ApiError for the spec's error
+   * the wait budget. Validates the body with `schema`. `authenticate: false` sends no API key
+   * (keyless public catalog calls). Throws ApiError for the spec's error
    * responses, ResponseError (exit 7) for bodies that break the spec, NetworkError after retries.
    */
   async getJson<S extends z.ZodType>(
     url: URL,
     schema: S,
+    opts: { authenticate?: boolean } = {},
   ): Promise<{ body: z.infer<S>; requestId: string | null; headers: ResponseHeaders }> {
     const retries = this.newRetryBudget();
     for (;;) {
       let res: HttpResponse;
       try {
-        res = await this.send({ url });
+        res = await this.send(opts.authenticate === false ? { url, authenticate: false } : { url });
       } catch (err) {
         await retries.wait(this.failureFromError(err), this.signal);
         continue;

@@ -1,0 +1,214 @@
+/**
+ * The CDN origin: serves signed file URLs
+ * `/files/{kind}/{slug}/{edition}/{version}/{size}/{filename}?expires=…&sig=…`
+ * as generated streams with a strong ETag, `Accept-Ranges: bytes`, Range,
+ * If-Range, If-None-Match (304, switchable) and `Content-Disposition`.
+ * Expired or badly signed URLs answer 403 (or 410) with a small JSON body.
+ * Backpressure is honoured: memory does not grow with the file size.
+ */
+import type { ServerResponse } from "node:http";
+import { type Layout, rangeChunks } from "./content.js";
+import type { ServiceCore } from "./core.js";
+import { FileStore } from "./files.js";
+import { type RequestContext, sendError } from "./http-util.js";
+import { decideRange } from "./range.js";
+import type { FileSpec } from "./state.js";
+
+const PATH_RE = /^\/files\/(pack|asset)\/([^/]+)\/(standard|authoring)\/(\d+)\/(\d+)\/([^/]+)$/;
+
+/** `Content-Disposition: attachment; filename="…"; filename*=UTF-8''…`. */
+export function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  const star = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${star}`;
+}
+
+/** Handle one request of the CDN origin. */
+export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise<void> {
+  const se = core.faults.faults.serverError;
+  if (se !== undefined && se.origin === "cdn" && core.faults.take("serverError")) {
+    sendError(ctx, se.status ?? 500, "internal_error", "Internal server error (injected fault).");
+    return;
+  }
+  const method = ctx.req.method ?? "GET";
+  if (method !== "GET" && method !== "HEAD") {
+    sendError(ctx, 405, "method_not_allowed", "Use GET or HEAD.", { Allow: "GET, HEAD" });
+    return;
+  }
+  const m = PATH_RE.exec(ctx.url.pathname);
+  if (m === null) {
+    sendError(ctx, 404, "not_found", "No such file.");
+    return;
+  }
+  const check = core.signer.verify(ctx.url.pathname, ctx.url.searchParams);
+  const expiredFault = core.faults.faults.cdnExpired;
+  if (check === "ok" && expiredFault !== undefined && core.faults.take("cdnExpired")) {
+    sendError(
+      ctx,
+      expiredFault.status ?? 403,
+      "url_expired",
+      "The signed URL has expired; ask the API for a new one.",
+    );
+    return;
+  }
+  if (check === "expired") {
+    sendError(
+      ctx,
+      core.settings.expiredUrlStatus,
+      "url_expired",
+      "The signed URL has expired; ask the API for a new one.",
+    );
+    return;
+  }
+  if (check === "invalid") {
+    sendError(ctx, 403, "invalid_signature", "The URL signature is missing or invalid.");
+    return;
+  }
+  const kind = m[1] === "asset" ? "asset" : "pack";
+  const slug = decodeURIComponent(m[2] ?? "");
+  const spec: FileSpec = {
+    kind,
+    slug,
+    edition: m[3] === "authoring" ? "authoring" : "standard",
+    version: Number(m[4]),
+    size: Number(m[5]),
+    assetCount: kind === "pack" ? (core.state.pack(slug)?.asset_count ?? 1) : 1,
+  };
+  const layout = core.files.layout(spec);
+  let etag = FileStore.etag(spec);
+  if (core.faults.faults.changingEtag === true) {
+    etag = `"${etag.slice(1, -1)}-g${++core.faults.etagGeneration}"`;
+  }
+  const size = layout.size;
+  const headers: Record<string, string> = {
+    ETag: etag,
+    "Accept-Ranges": "bytes",
+    "Content-Type": FileStore.contentType(spec),
+    "Content-Disposition":
+      core.faults.faults.contentDisposition ?? contentDisposition(FileStore.filename(spec)),
+    "Cache-Control": "private, max-age=0",
+  };
+
+  const inm = ctx.req.headers["if-none-match"];
+  if (core.settings.ifNoneMatch && inm !== undefined && matchesEtag(inm, etag)) {
+    ctx.res.writeHead(304, { ETag: etag, "Cache-Control": headers["Cache-Control"] ?? "" });
+    ctx.res.end();
+    return;
+  }
+  const ifRangeRaw = ctx.req.headers["if-range"];
+  const ifRange = typeof ifRangeRaw === "string" ? ifRangeRaw : undefined;
+  const d = decideRange(ctx.req.headers.range, ifRange, etag, size);
+  if (d.kind === "unsatisfiable") {
+    sendError(
+      ctx,
+      416,
+      "range_not_satisfiable",
+      `The range starts past the end of the file (${size} bytes).`,
+      {
+        "Content-Range": `bytes */${size}`,
+        ETag: etag,
+        "Accept-Ranges": "bytes",
+      },
+    );
+    return;
+  }
+  const start = d.kind === "partial" ? d.start : 0;
+  const end = d.kind === "partial" ? d.end : size - 1;
+  const length = end - start + 1;
+  if (d.kind === "partial") headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+  headers["Content-Length"] = String(length);
+
+  let limit = length;
+  let drop = false;
+  const dropFault = core.faults.faults.dropAfterBytes;
+  const shortFault = core.faults.faults.shortBody;
+  if (method === "GET" && dropFault !== undefined && core.faults.take("dropAfterBytes")) {
+    limit = Math.min(limit, dropFault.bytes);
+    drop = true;
+  } else if (method === "GET" && shortFault !== undefined && core.faults.take("shortBody")) {
+    limit = Math.min(limit, shortFault.bytes);
+    headers.Connection = "close";
+  }
+  ctx.res.writeHead(d.kind === "partial" ? 206 : 200, headers);
+  if (method === "HEAD") {
+    ctx.res.end();
+    return;
+  }
+  const complete = await streamBytes(
+    ctx.res,
+    layout,
+    start,
+    start + limit - 1,
+    core.faults.faults.throttleBytesPerSecond,
+  );
+  if (!complete) return;
+  if (drop) {
+    // let the bytes written so far reach the socket, then cut the connection
+    await new Promise<void>((r) => ctx.res.write(Buffer.alloc(0), () => r()));
+    ctx.res.destroy();
+    return;
+  }
+  ctx.res.end();
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  if (header.trim() === "*") return true;
+  return header
+    .split(",")
+    .map((t) => t.trim().replace(/^W\//, ""))
+    .includes(etag);
+}
+
+function waitDrain(res: ServerResponse): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (v: boolean) => {
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(v);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.on("drain", onDrain);
+    res.on("close", onClose);
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Write bytes `[start, end]` (inclusive) of the layout to `res`, honouring
+ * backpressure and an optional pace in bytes per second. Returns false if
+ * the client went away.
+ */
+export async function streamBytes(
+  res: ServerResponse,
+  layout: Layout,
+  start: number,
+  end: number,
+  bytesPerSecond?: number,
+): Promise<boolean> {
+  if (end < start) return true;
+  const throttled = bytesPerSecond !== undefined && bytesPerSecond > 0;
+  const chunkSize = throttled
+    ? Math.max(1, Math.min(64 * 1024, Math.floor(bytesPerSecond / 20)))
+    : 1 << 20;
+  const t0 = Date.now();
+  let sent = 0;
+  for (const chunk of rangeChunks(layout, start, end, chunkSize)) {
+    if (res.destroyed || res.writableEnded) return false;
+    if (throttled) {
+      const due = t0 + (sent / bytesPerSecond) * 1000;
+      const wait = due - Date.now();
+      if (wait > 0) await sleep(wait);
+      if (res.destroyed) return false;
+    }
+    sent += chunk.length;
+    if (!res.write(chunk)) {
+      if (!(await waitDrain(res))) return false;
+    }
+  }
+  return !res.destroyed;
+}
