@@ -1,5 +1,13 @@
 #!/usr/bin/env node
-import { main } from "../dist/cli.js";
-import { systemContext } from "../dist/context.js";
-
-process.exitCode = await main(process.argv.slice(2), systemContext());
+// Fast path: a lone `--version`/`-V` prints the version from package.json without loading
+// commander or any other module (same output and exit code as commander's version option).
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const { readFileSync } = await import("node:fs");
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  process.stdout.write(`${typeof pkg.version === "string" ? pkg.version : "0.0.0"}\n`);
+} else {
+  const { main } = await import("../dist/cli.js");
+  const { systemContext } = await import("../dist/context.js");
+  process.exitCode = await main(args, systemContext());
+}

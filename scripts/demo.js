@@ -17,7 +17,10 @@ const outDir = resolve(process.cwd(), "demo-downloads");
 function run(args, env) {
   process.stderr.write(`\n$ svc-dl ${args.join(" ")}\n`);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [cli, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (d) => {
       stdout += d;
@@ -56,7 +59,9 @@ try {
   const slug = packs[0]?.slug;
   if (!slug) throw new Error("the demo account owns no pack");
   mkdirSync(outDir, { recursive: true });
-  const result = JSON.parse(await run(["pack", "get", slug, "-o", `${outDir}/`, "--force", "--json"], env));
+  const result = JSON.parse(
+    await run(["pack", "get", slug, "-o", `${outDir}/`, "--force", "--json"], env),
+  );
   const info = await mock.fileInfo({ kind: "pack", slug, edition: "standard" });
   const actual = await sha256File(result.path);
   if (actual !== info.sha256) {

@@ -1,8 +1,5 @@
 import { CommanderError } from "commander";
 import type { Context } from "./context.js";
-import { formatErrorForHumans, jsonErrorDocument, toSvcError } from "./errors/format.js";
-import { UsageError } from "./errors/usage-error.js";
-import { colourFor } from "./io/colour.js";
 import { buildProgram } from "./program.js";
 import type { Session } from "./session.js";
 
@@ -30,15 +27,23 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     await program.parseAsync([...argv], { from: "user" });
     return session?.exitCode ?? 0;
   } catch (thrown) {
+    if (
+      thrown instanceof CommanderError &&
+      (thrown.code === "commander.helpDisplayed" ||
+        thrown.code === "commander.version" ||
+        thrown.code === "commander.help")
+    ) {
+      return 0;
+    }
+    // loaded only on the error path: `--help` and a successful run never need them (issue 7)
+    const [{ formatErrorForHumans, jsonErrorDocument, toSvcError }, { UsageError }, colour] =
+      await Promise.all([
+        import("./errors/format.js"),
+        import("./errors/usage-error.js"),
+        import("./io/colour.js"),
+      ]);
     let err = thrown;
     if (thrown instanceof CommanderError) {
-      if (
-        thrown.code === "commander.helpDisplayed" ||
-        thrown.code === "commander.version" ||
-        thrown.code === "commander.help"
-      ) {
-        return 0;
-      }
       const message = (commanderMessage || thrown.message).replace(/^error:\s*/i, "").trim();
       err = new UsageError(message, {
         code: "usage_error",
@@ -49,8 +54,9 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     if (wantsJson) {
       ctx.io.stderr.write(`${JSON.stringify(jsonErrorDocument(svcError))}\n`);
     } else {
-      const colour = colourFor(ctx.io.stderrIsTTY, ctx.env, argv.includes("--no-color"));
-      ctx.io.stderr.write(`${formatErrorForHumans(svcError, colour, wantsVerbose)}\n`);
+      await colour.loadColour();
+      const chalk = colour.colourFor(ctx.io.stderrIsTTY, ctx.env, argv.includes("--no-color"));
+      ctx.io.stderr.write(`${formatErrorForHumans(svcError, chalk, wantsVerbose)}\n`);
     }
     return svcError.exitCode;
   } finally {

@@ -42,10 +42,15 @@ export function systemContext(): Context {
     io: {
       stdout: process.stdout,
       stderr: process.stderr,
-      stdin: process.stdin,
+      // stdin is opened only when a command reads it (opening it costs ~1.3 ms of start-up)
+      get stdin() {
+        return process.stdin;
+      },
       stdoutIsTTY: process.stdout.isTTY === true,
       stderrIsTTY: process.stderr.isTTY === true,
-      stdinIsTTY: process.stdin.isTTY === true,
+      get stdinIsTTY() {
+        return process.stdin.isTTY === true;
+      },
       ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
     },
     env: process.env,

@@ -1,8 +1,19 @@
 import { Command, Option } from "commander";
+import { apiCommand } from "./commands/api.js";
+import { assetCommand } from "./commands/asset/get.js";
+import { loginCommand } from "./commands/auth/login.js";
+import { logoutCommand } from "./commands/auth/logout.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
+import { completionCommand } from "./commands/completion.js";
+import { configCommand } from "./commands/config/command.js";
+import { legacyCommand } from "./commands/legacy/get.js";
+import { packCommand } from "./commands/pack/get.js";
 import { packsListCommand } from "./commands/packs/list.js";
+import { packsSyncCommand } from "./commands/packs/sync.js";
+import { verifyCommand } from "./commands/verify.js";
 import type { Context } from "./context.js";
+import { loadColour } from "./io/colour.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
 
 function globalsFrom(cmd: Command): GlobalOptions {
@@ -53,6 +64,8 @@ export function buildProgram(
     )
     .version(ctx.version, "-V, --version", "print the svc-dl version")
     .helpOption("-h, --help", "show help for a command")
+    // chalk loads only when a command runs, never for --help/--version (issue 7)
+    .hook("preAction", () => loadColour())
     .addOption(
       new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
     )
@@ -80,10 +93,25 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 6 rate limited, 7 server/network, 8 local file system, 130/143 interrupted.`,
     );
 
+  program.addCommand(
+    new Command("auth")
+      .description("store or remove the API key for a service address")
+      .addHelpText("after", examples("svc-dl auth login", "svc-dl auth logout"))
+      .addCommand(loginCommand(open))
+      .addCommand(logoutCommand(open)),
+  );
   program.addCommand(whoamiCommand(open));
+  program.addCommand(configCommand(open));
+  program.addCommand(apiCommand(open));
+  program.addCommand(completionCommand(open));
   const packs = new Command("packs").description("list and sync the packs you own");
   packs.addCommand(packsListCommand(open));
+  packs.addCommand(packsSyncCommand(open));
   program.addCommand(packs);
+  program.addCommand(packCommand(open));
+  program.addCommand(assetCommand(open));
+  program.addCommand(legacyCommand(open));
+  program.addCommand(verifyCommand(open));
 
   applySettings(program, ctx, onCommanderError);
   return program;

@@ -100,13 +100,15 @@ export class Session {
 
   /**
    * The HTTP client for the service. The API key is resolved now (so a missing key fails
-   * before any request) unless `needsKey` is false (legacy downloads).
+   * before any request) unless `needsKey` is false (legacy downloads, keyless catalog calls);
+   * `apiKey` overrides the configured key (`auth login` checks a new key before storing it).
    */
-  async http(opts: { needsKey?: boolean } = {}): Promise<HttpClient> {
+  async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
     if (!this.#http) {
       const { HttpClient } = await import("./api/http.js");
       const { url } = await this.baseUrl();
-      const key = opts.needsKey === false ? undefined : (await this.apiKey()).value;
+      const key =
+        opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
       this.#http = new HttpClient({
         baseUrl: url,
         apiKey: () => {

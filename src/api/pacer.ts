@@ -1,3 +1,4 @@
+import { SvcError } from "../errors/svc-error.js";
 import { readRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** The spec's rate-limit budgets (spec "Limits"). Reads and downloads are separate. */
@@ -17,23 +18,45 @@ interface BudgetState {
 
 const BUDGETS: readonly string[] = ["read", "download", "public", "auth"];
 
+/** Options of {@link RateLimitPacer}. */
+export interface PacerOptions {
+  /**
+   * Longest single wait for a reset, in ms (`--max-wait`); a longer one throws `rate_limited`
+   * (exit 6) instead of sleeping. Default: no limit.
+   */
+  maxWaitMs?: number;
+}
+
 /**
  * Paces requests by the service's rate-limit headers (cli-contract "Retries and rate limits"):
- * every response's headers are recorded against its budget; when a budget's remaining count
- * is 0, the next request of that budget waits until the reset instead of provoking a 429.
+ * every response's headers are recorded against its budget (the policy the response names wins
+ * over the one the request was sent under); when a budget's remaining count is 0, the next
+ * request of that budget waits until the reset instead of provoking a 429. Budgets are kept
+ * apart (a spent download budget never delays a read). One pacer per process: nothing is
+ * persisted between runs (a later run that meets a 429 waits `Retry-After` instead).
  */
 export class RateLimitPacer {
   readonly #clock: Clock;
   readonly #onWait: (budget: Budget, waitMs: number) => void;
+  readonly #maxWaitMs: number;
   readonly #state = new Map<Budget, BudgetState>();
 
   /** `onWait` is told before each wait, with the budget and the wait in milliseconds. */
-  constructor(clock: Clock, onWait: (budget: Budget, waitMs: number) => void) {
+  constructor(
+    clock: Clock,
+    onWait: (budget: Budget, waitMs: number) => void,
+    opts: PacerOptions = {},
+  ) {
     this.#clock = clock;
     this.#onWait = onWait;
+    this.#maxWaitMs = opts.maxWaitMs ?? Number.POSITIVE_INFINITY;
   }
 
-  /** Waits, when the budget is known to be spent, until its window resets. */
+  /**
+   * Waits, when the budget is known to be spent, until its window resets. Throws SvcError
+   * `rate_limited` (exit 6) when that wait is longer than `maxWaitMs`, and the signal's reason
+   * when aborted.
+   */
   async beforeRequest(budget: Budget, signal?: AbortSignal): Promise<void> {
     const state = this.#state.get(budget);
     if (!state || state.remaining > 0) return;
@@ -42,14 +65,26 @@ export class RateLimitPacer {
       this.#state.delete(budget);
       return;
     }
+    if (waitMs > this.#maxWaitMs) {
+      const seconds = Math.ceil(waitMs / 1000);
+      const when = new Date(state.resetAtMs).toISOString();
+      throw new SvcError(
+        `the ${budget} rate-limit budget is spent and resets in ${seconds}s, longer than --max-wait allows`,
+        {
+          code: "rate_limited",
+          exitCode: 6,
+          hint: `Retry after ${when} (in ${seconds}s), or raise --max-wait.`,
+        },
+      );
+    }
     this.#onWait(budget, waitMs);
     await this.#clock.sleep(waitMs, signal);
     this.#state.delete(budget);
   }
 
   /**
-   * Records a response's rate-limit headers. The policy named in the headers wins over the
-   * budget the request was sent under. Returns the remaining count, when the headers told it.
+   * Records a response's rate-limit headers (`RateLimit`, `RateLimit-Policy`, `X-RateLimit-*`).
+   * Returns the remaining count, when the headers told it.
    */
   observe(
     budget: Budget,

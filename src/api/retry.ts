@@ -67,6 +67,7 @@ export class RetryBudget {
           failure.error,
           seconds,
           this.#settings.maxWaitSeconds,
+          this.#waitedOn429Seconds,
           this.#clock,
         );
       }
@@ -102,16 +103,18 @@ export class RetryBudget {
   }
 }
 
+/** The exit-6 error once 429 waits would pass `--max-wait`: says when to retry (ISO time and seconds). */
 function rateLimitedPastBudget(
   error: SvcError,
   retryAfterSeconds: number,
   maxWaitSeconds: number,
+  waitedSeconds: number,
   clock: Clock,
 ): ApiError {
   const when = new Date(clock.now() + retryAfterSeconds * 1000).toISOString();
   return new ApiError({
     code: "rate_limited",
-    message: `still rate limited after waiting up to ${maxWaitSeconds}s (--max-wait); the service asks for ${retryAfterSeconds}s more`,
+    message: `still rate limited after waiting ${waitedSeconds}s: the service asks for ${retryAfterSeconds}s more (Retry-After), past the --max-wait budget of ${maxWaitSeconds}s`,
     httpStatus: error.httpStatus ?? 429,
     requestId: error.requestId,
     hint: `Retry after ${when} (in ${retryAfterSeconds}s), or raise --max-wait.`,

@@ -24,9 +24,10 @@ export function isLoopbackHost(hostname: string): boolean {
  * Checks and normalises a service address. Throws UsageError (exit 2) for a missing scheme,
  * a scheme other than http/https, `http://` to a non-loopback host (the key would travel in
  * clear text), credentials, query or fragment in the URL, or a path ending in `/api` or
- * `/api/v1` (the base URL is the service address without `/api`).
+ * `/api/v1` (the base URL is the service address without `/api`). `source` only names where
+ * the value came from in messages (`argument`: `svc-dl config set base-url VALUE`).
  */
-export function parseBaseUrl(raw: string, source: SettingSource): URL {
+export function parseBaseUrl(raw: string, source: SettingSource | "argument"): URL {
   const where = describeSource(source);
   const value = raw.trim();
   let url: URL;
@@ -106,8 +107,9 @@ export function baseUrlString(url: URL): string {
   return url.href.replace(/\/+$/, "");
 }
 
-function describeSource(source: SettingSource): string {
+function describeSource(source: SettingSource | "argument"): string {
   if (source === "flag") return "--base-url";
+  if (source === "argument") return "`config set base-url`";
   if (source === "env") return "SVC_BASE_URL";
   return "the config file";
 }

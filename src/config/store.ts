@@ -1,6 +1,8 @@
-import { chmodSync } from "node:fs";
-import { dirname } from "node:path";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Conf from "conf";
+import { FileSystemError } from "../errors/file-system-error.js";
+import { UsageError } from "../errors/usage-error.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
 export interface ConfigSchema {
@@ -14,23 +16,43 @@ export interface ConfigSchema {
 export const SETTABLE_KEYS = ["base-url"] as const;
 export type SettableKey = (typeof SETTABLE_KEYS)[number];
 
+/** True when `key` is one of {@link SETTABLE_KEYS}. */
+export function isSettableKey(key: string): key is SettableKey {
+  return (SETTABLE_KEYS as readonly string[]).includes(key);
+}
+
+/** Mode of the config file: owner read/write only (cli-contract "Configuration"). */
+export const CONFIG_FILE_MODE = 0o600;
+/** Mode of the config directory: owner only. */
+export const CONFIG_DIR_MODE = 0o700;
+
 /**
  * The config file, through `conf`: in `SVC_DL_CONFIG_DIR` when set, else the OS config
  * directory (Linux: `$XDG_CONFIG_HOME/svc-dl`). The file is written with mode 0600 and its
- * directory tightened to 0700 (conf creates it 0755).
+ * directory is created (or tightened) to 0700: conf alone would create it 0755.
+ *
+ * Throws UsageError (exit 2, `config_invalid`) when the file is not valid JSON, and
+ * FileSystemError (exit 8, `config_unreadable`) when it cannot be read or written.
  */
 export class ConfigStore {
   readonly #conf: Conf<ConfigSchema>;
 
   constructor(env: Readonly<Record<string, string | undefined>>) {
-    const dir = env.SVC_DL_CONFIG_DIR;
-    this.#conf = new Conf<ConfigSchema>({
-      projectName: "svc-dl",
-      projectSuffix: "",
-      configName: "config",
-      configFileMode: 0o600,
-      ...(dir ? { cwd: dir } : {}),
-    });
+    const dir = env.SVC_DL_CONFIG_DIR?.trim() ? env.SVC_DL_CONFIG_DIR : undefined;
+    if (dir) ensurePrivateDir(dir);
+    this.#conf = guard(
+      () =>
+        new Conf<ConfigSchema>({
+          projectName: "svc-dl",
+          projectSuffix: "",
+          configName: "config",
+          configFileMode: CONFIG_FILE_MODE,
+          ...(dir ? { cwd: dir } : {}),
+        }),
+      dir ? join(dir, "config.json") : "the svc-dl config file",
+    );
+    // conf reads the store in its constructor and creates a missing directory 0755.
+    this.#tightenDir();
   }
 
   /** Absolute path of the config file (it may not exist yet). */
@@ -40,50 +62,93 @@ export class ConfigStore {
 
   /** A settable value, or undefined. */
   get(key: SettableKey): string | undefined {
-    return this.#conf.get(key);
+    return guard(() => this.#conf.get(key), this.path);
   }
 
   /** Sets a settable value and tightens the file and directory modes. */
   set(key: SettableKey, value: string): void {
-    this.#conf.set(key, value);
+    guard(() => this.#conf.set(key, value), this.path);
     this.#tighten();
   }
 
-  /** Removes a settable value. */
-  unset(key: SettableKey): void {
-    this.#conf.delete(key);
+  /** Removes a settable value; returns whether it was set. */
+  unset(key: SettableKey): boolean {
+    const had = this.get(key) !== undefined;
+    guard(() => this.#conf.delete(key), this.path);
     this.#tighten();
+    return had;
   }
 
   /** The stored API key for a service origin, or undefined. */
   getKey(origin: string): string | undefined {
-    return this.#conf.get("keys")?.[origin];
+    return guard(() => this.#conf.get("keys"), this.path)?.[origin];
   }
 
   /** Stores the API key for a service origin (replacing any previous one). */
   setKey(origin: string, key: string): void {
-    const keys = { ...(this.#conf.get("keys") ?? {}), [origin]: key };
-    this.#conf.set("keys", keys);
+    const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}), [origin]: key };
+    guard(() => this.#conf.set("keys", keys), this.path);
     this.#tighten();
   }
 
   /** Deletes the stored key of a service origin; returns whether one was stored. */
   deleteKey(origin: string): boolean {
-    const keys = { ...(this.#conf.get("keys") ?? {}) };
+    const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}) };
     if (!(origin in keys)) return false;
     delete keys[origin];
-    this.#conf.set("keys", keys);
+    guard(() => this.#conf.set("keys", keys), this.path);
     this.#tighten();
     return true;
   }
 
   /** Origins that have a stored key (never the keys themselves). */
   keyOrigins(): string[] {
-    return Object.keys(this.#conf.get("keys") ?? {});
+    return Object.keys(guard(() => this.#conf.get("keys"), this.path) ?? {});
+  }
+
+  #tightenDir(): void {
+    const dir = dirname(this.#conf.path);
+    if (existsSync(dir)) guard(() => chmodSync(dir, CONFIG_DIR_MODE), dir);
   }
 
   #tighten(): void {
-    chmodSync(dirname(this.#conf.path), 0o700);
-    chmodSync(this.#conf.path, 0o600);
+    this.#tightenDir();
+    if (existsSync(this.#conf.path)) {
+      guard(() => chmodSync(this.#conf.path, CONFIG_FILE_MODE), this.#conf.path);
+    }
+  }
+}
+
+/** Creates `dir` (and missing parents) owner-only, and tightens it when it already exists. */
+function ensurePrivateDir(dir: string): void {
+  guard(() => {
+    mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
+    chmodSync(dir, CONFIG_DIR_MODE);
+  }, dir);
+}
+
+/** Runs a config-file operation and turns its failures into svc-dl errors. */
+function guard<T>(fn: () => T, where: string): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof SyntaxError || (err instanceof Error && /schema violation/i.test(err.message))) {
+      throw new UsageError(`the config file ${where} is not valid JSON: ${err.message}`, {
+        code: "config_invalid",
+        hint: `Fix or delete ${where} (it holds base-url and the stored API keys).`,
+      });
+    }
+    const code = (err as { code?: unknown } | null)?.code;
+    throw new FileSystemError(
+      `cannot use the config file ${where}: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        code: "config_unreadable",
+        hint:
+          code === "EACCES" || code === "EPERM"
+            ? "Check the permissions of the config directory, or set SVC_DL_CONFIG_DIR to another one."
+            : "Set SVC_DL_CONFIG_DIR to a writable directory.",
+        cause: err,
+      },
+    );
   }
 }

@@ -23,14 +23,19 @@ export function toSvcError(err: unknown): SvcError {
   });
 }
 
-/** Builds the `--json` error document. */
+/**
+ * Builds the `--json` error document (cli-contract "Streams and output"): `http_status` and
+ * `request_id` are null when no response was received (a connection failure keeps the id it
+ * sent in the human message only). The hint follows the message after " — ".
+ */
 export function jsonErrorDocument(err: SvcError): JsonErrorDocument {
+  const answered = err.httpStatus !== null;
   return {
     error: {
       code: err.code,
-      message: err.message,
+      message: err.hint ? `${err.message} — ${err.hint}` : err.message,
       http_status: err.httpStatus,
-      request_id: err.requestId,
+      request_id: answered ? err.requestId : null,
     },
   };
 }

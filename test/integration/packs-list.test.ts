@@ -15,7 +15,9 @@ afterAll(async () => {
 });
 
 function listRequests(): string[] {
-  return mock.requests.filter((e) => e.url.startsWith("/api/v1/packs?") || e.url === "/api/v1/packs").map((e) => e.url);
+  return mock.requests
+    .filter((e) => e.url.startsWith("/api/v1/packs?") || e.url === "/api/v1/packs")
+    .map((e) => e.url);
 }
 
 describe("svc-dl packs list", () => {
@@ -24,8 +26,11 @@ describe("svc-dl packs list", () => {
     const r = await runCli(["packs", "list", "--json"], { env });
     expect(r.code).toBe(0);
     const packs = JSON.parse(r.stdout) as { slug: string; downloads: { bundle: string } }[];
-    const me = await fetch(`${mock.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${mock.apiKey}` } });
-    const total = ((await me.json()) as { data: { entitlements: { pack_count: number } } }).data.entitlements.pack_count;
+    const me = await fetch(`${mock.baseUrl}/api/v1/me`, {
+      headers: { authorization: `Bearer ${mock.apiKey}` },
+    });
+    const total = ((await me.json()) as { data: { entitlements: { pack_count: number } } }).data
+      .entitlements.pack_count;
     expect(packs.length).toBe(total);
     expect(new Set(packs.map((p) => p.slug)).size).toBe(packs.length);
     expect(packs[0]?.downloads.bundle).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
