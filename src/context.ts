@@ -38,6 +38,12 @@ export function systemContext(): Context {
   };
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
+  // A closed pipe (`svc-dl packs list --json | head`) is the reader's choice, not our failure:
+  // stop quietly as other Unix tools do instead of crashing with EPIPE.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   return {
     io: {
       stdout: process.stdout,

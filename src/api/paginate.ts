@@ -24,12 +24,6 @@ export interface PaginateUrlOptions<T> {
   item: z.ZodType<T>;
   /** Stop after this many items. */
   max?: number;
-  /**
-   * When true, a response without a `pagination` object is taken as the only page (for
-   * `svc-dl api --paginate` on routes whose shape the spec does not show). Default false: the
-   * object is required and its absence is a ResponseError (exit 7).
-   */
-  paginationOptional?: boolean;
   /** Send the API key (default true). */
   authenticate?: boolean;
 }
@@ -48,43 +42,71 @@ export async function paginate<T>(client: HttpClient, opts: PaginateOptions<T>):
 }
 
 /**
- * The one pagination loop of svc-dl (`packs list`, `api --paginate`): GETs `firstUrl` (its
- * query kept on every page), then each next page with `cursor=<next_cursor>` and
- * `offset=<offset + items of the page>` added (the spec does not name the cursor's query
- * parameter; both agree). Returns the merged `data` items; stops at `max` items. Throws
- * ResponseError (exit 7, code `broken_pagination`) on a repeated cursor, an empty page that
- * claims more, or more pages than `total` allows, so a broken server can never loop us
- * forever; errors of each request as HttpClient.getJson (retries and pacing included).
+ * The pagination loop of svc-dl for a list route: GETs `firstUrl` (its query kept on every
+ * page), then each next page with `cursor=<next_cursor>` and `offset=<offset + items of the
+ * page>` added (the spec does not name the cursor's query parameter; both agree). Returns the
+ * merged `data` items; stops at `max` items. Every page must be `{data:[…], pagination}`, else
+ * ResponseError (exit 7). Throws ResponseError (exit 7, code `broken_pagination`) on a
+ * repeated cursor, an empty page that claims more, or more pages than `total` allows, so a
+ * broken server can never loop us forever; errors of each request as HttpClient.getJson
+ * (retries and pacing included).
  */
 export async function paginateUrl<T>(
   client: HttpClient,
   firstUrl: URL,
   opts: PaginateUrlOptions<T>,
 ): Promise<T[]> {
-  const schema = z.looseObject({
-    data: z.array(opts.item),
-    pagination: opts.paginationOptional ? PaginationSchema.optional() : PaginationSchema,
+  const schema = z.looseObject({ data: z.array(opts.item), pagination: PaginationSchema });
+  const first = await client.getJson(firstUrl, schema, auth(opts.authenticate));
+  return followPages(client, firstUrl, first.body, first.requestId, schema, opts);
+}
+
+/**
+ * `svc-dl api --paginate`: like {@link paginateUrl} with items kept as received, except that a
+ * first response that is not a list envelope (`{data:[…], pagination}`) is returned whole as
+ * `{ body }` (a route that has no pages). Later pages must be list envelopes.
+ */
+export async function paginateAny(
+  client: HttpClient,
+  firstUrl: URL,
+  opts: { authenticate?: boolean } = {},
+): Promise<{ items: unknown[] } | { body: unknown }> {
+  const schema = z.looseObject({ data: z.array(z.unknown()), pagination: PaginationSchema });
+  const first = await client.getJson(firstUrl, z.unknown(), auth(opts.authenticate));
+  const parsed = schema.safeParse(first.body);
+  if (!parsed.success) return { body: first.body };
+  const items = await followPages(client, firstUrl, parsed.data, first.requestId, schema, {
+    item: z.unknown(),
+    ...(opts.authenticate !== undefined ? { authenticate: opts.authenticate } : {}),
   });
+  return { items };
+}
+
+function auth(authenticate: boolean | undefined): { authenticate?: boolean } {
+  return authenticate === false ? { authenticate: false } : {};
+}
+
+/** The one loop: starts from the first page already fetched. */
+async function followPages<T>(
+  client: HttpClient,
+  firstUrl: URL,
+  firstBody: { data: T[]; pagination: z.infer<typeof PaginationSchema> },
+  firstRequestId: string | null,
+  schema: z.ZodType<{ data: T[]; pagination: z.infer<typeof PaginationSchema> }>,
+  opts: PaginateUrlOptions<T>,
+): Promise<T[]> {
   const items: T[] = [];
   const seenCursors = new Set<string>();
-  let url = firstUrl;
-  let pages = 0;
-  let maxPages = Number.POSITIVE_INFINITY;
+  let body = firstBody;
+  let requestId = firstRequestId;
+  let pages = 1;
+  const maxPages = Math.ceil(body.pagination.total / Math.max(1, body.data.length)) + 1;
   for (;;) {
-    const { body, requestId } = await client.getJson(
-      url,
-      schema,
-      opts.authenticate === false ? { authenticate: false } : {},
-    );
-    pages += 1;
-    const data = body.data as T[];
-    const pagination = body.pagination as z.infer<typeof PaginationSchema> | undefined;
+    const { data, pagination } = body;
     for (const item of data) {
       items.push(item);
       if (opts.max !== undefined && items.length >= opts.max) return items;
     }
-    if (pagination === undefined) return items;
-    if (pages === 1) maxPages = Math.ceil(pagination.total / Math.max(1, data.length)) + 1;
     const next = pagination.next_cursor;
     if (!pagination.has_more || next === null) return items;
     const broken = (why: string) =>
@@ -97,8 +119,12 @@ export async function paginateUrl<T>(
     if (seenCursors.has(next)) throw broken(`cursor ${JSON.stringify(next)} came back again`);
     if (pages >= maxPages) throw broken(`more pages than total=${pagination.total} allows`);
     seenCursors.add(next);
-    url = new URL(firstUrl.href);
+    const url = new URL(firstUrl.href);
     url.searchParams.set("cursor", next);
     url.searchParams.set("offset", String(pagination.offset + data.length));
+    const page = await client.getJson(url, schema, auth(opts.authenticate));
+    body = page.body;
+    requestId = page.requestId;
+    pages += 1;
   }
 }

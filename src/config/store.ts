@@ -132,7 +132,10 @@ function guard<T>(fn: () => T, where: string): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof SyntaxError || (err instanceof Error && /schema violation/i.test(err.message))) {
+    if (
+      err instanceof SyntaxError ||
+      (err instanceof Error && /schema violation/i.test(err.message))
+    ) {
       throw new UsageError(`the config file ${where} is not valid JSON: ${err.message}`, {
         code: "config_invalid",
         hint: `Fix or delete ${where} (it holds base-url and the stored API keys).`,

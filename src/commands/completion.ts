@@ -1,0 +1,223 @@
+import { Command, type Option } from "commander";
+import { UsageError } from "../errors/usage-error.js";
+import { examples, type OpenSession } from "./command-kit.js";
+
+/** Shells `svc-dl completion` writes scripts for. */
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+export type Shell = (typeof SHELLS)[number];
+
+/** One command of the tree, as the completion scripts see it. */
+interface Node {
+  /** Words from the root, e.g. `["svc-dl", "auth", "login"]`. */
+  path: string[];
+  description: string;
+  subcommands: { name: string; description: string }[];
+  options: { flags: string[]; description: string; takesValue: boolean }[];
+}
+
+function optionsOf(cmd: Command): Node["options"] {
+  const options: readonly Option[] = cmd.options;
+  const out: Node["options"] = options
+    .filter((o) => !o.hidden)
+    .map((o) => ({
+      flags: [o.short, o.long].filter((f): f is string => typeof f === "string"),
+      description: o.description,
+      takesValue: o.required || o.optional,
+    }));
+  out.push({ flags: ["-h", "--help"], description: "show help for a command", takesValue: false });
+  return out;
+}
+
+/** Walks the commander tree into a flat list of nodes, root first. */
+function collect(cmd: Command, path: string[], out: Node[]): Node[] {
+  const subs = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  out.push({
+    path,
+    description: cmd.description(),
+    subcommands: subs.map((c) => ({ name: c.name(), description: firstLine(c.description()) })),
+    options: optionsOf(cmd),
+  });
+  for (const sub of subs) collect(sub, [...path, sub.name()], out);
+  return out;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? "";
+}
+
+/** Single-quotes a word for bash/zsh/fish. */
+function q(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Options of the root that apply below it too (`--version` and `--help` do not repeat). */
+function inherited(nodes: Node[]): Node["options"] {
+  return (nodes[0]?.options ?? []).filter(
+    (o) => !o.flags.includes("--version") && !o.flags.includes("--help"),
+  );
+}
+
+function bashScript(nodes: Node[]): string {
+  const globals = inherited(nodes);
+  const valued = new Set<string>();
+  for (const n of nodes)
+    for (const o of n.options) if (o.takesValue) for (const f of o.flags) valued.add(f);
+  const nested = nodes.filter((n) => n.path.length > 1).map((n) => n.path.join(" "));
+  const cases = nodes
+    .map((n) => {
+      const words = [
+        ...n.subcommands.map((s) => s.name),
+        ...n.options.flatMap((o) => o.flags),
+        ...(n.path.length > 1 ? globals.flatMap((o) => o.flags) : []),
+      ];
+      return `    ${q(n.path.join(" "))}) words=${q([...new Set(words)].join(" "))} ;;`;
+    })
+    .join("\n");
+  return `# bash completion for svc-dl. Install:
+#   svc-dl completion bash > ~/.local/share/bash-completion/completions/svc-dl
+# or add to ~/.bashrc:  source <(svc-dl completion bash)
+_svc_dl_complete() {
+  local cur prev cmdpath w i words
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev=""
+  if (( COMP_CWORD > 0 )); then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
+  case "$prev" in
+    ${[...valued].map(q).join("|") || "''"}) return 0 ;;
+  esac
+  cmdpath="svc-dl"
+  for (( i = 1; i < COMP_CWORD; i++ )); do
+    w="\${COMP_WORDS[i]}"
+    case "$cmdpath $w" in
+      ${nested.map(q).join("|") || "''"}) cmdpath="$cmdpath $w" ;;
+    esac
+  done
+  case "$cmdpath" in
+${cases}
+    *) words="" ;;
+  esac
+  COMPREPLY=( $(compgen -W "$words" -- "$cur") )
+  return 0
+}
+complete -o default -F _svc_dl_complete svc-dl
+`;
+}
+
+function zshEscape(text: string): string {
+  return text.replace(/:/g, "\\:");
+}
+
+function zshScript(nodes: Node[]): string {
+  const globals = inherited(nodes);
+  const nested = nodes.filter((n) => n.path.length > 1).map((n) => n.path.join(" "));
+  const cases = nodes
+    .map((n) => {
+      const cmds = n.subcommands.map((s) => q(`${zshEscape(s.name)}:${zshEscape(s.description)}`));
+      const opts = [...n.options, ...(n.path.length > 1 ? globals : [])].flatMap((o) =>
+        o.flags.map((f) => q(`${zshEscape(f)}:${zshEscape(o.description)}`)),
+      );
+      return `    ${q(n.path.join(" "))})
+      cmds=(${cmds.join(" ")})
+      opts=(${[...new Set(opts)].join(" ")})
+      ;;`;
+    })
+    .join("\n");
+  return `#compdef svc-dl
+# zsh completion for svc-dl. Install: svc-dl completion zsh > "\${fpath[1]}/_svc-dl"
+# or add to ~/.zshrc (after compinit):  source <(svc-dl completion zsh)
+_svc_dl() {
+  local cmdpath="svc-dl" w i
+  local -a cmds opts
+  for (( i = 2; i < CURRENT; i++ )); do
+    w="\${words[i]}"
+    case "$cmdpath $w" in
+      ${nested.map(q).join("|") || "''"}) cmdpath="$cmdpath $w" ;;
+    esac
+  done
+  case "$cmdpath" in
+${cases}
+  esac
+  if [[ "\${words[CURRENT]}" == -* ]]; then
+    _describe -t options 'option' opts
+  else
+    _describe -t commands 'command' cmds || _files
+  fi
+}
+if [[ "\${funcstack[1]}" == "_svc-dl" ]]; then
+  _svc_dl "$@"
+else
+  compdef _svc_dl svc-dl
+fi
+`;
+}
+
+function fishScript(nodes: Node[]): string {
+  const lines = [
+    "# fish completion for svc-dl. Install:",
+    "#   svc-dl completion fish > ~/.config/fish/completions/svc-dl.fish",
+  ];
+  for (const n of nodes) {
+    const [, noun, verb] = n.path;
+    let condition: string;
+    if (n.path.length === 1) condition = "__fish_use_subcommand";
+    else if (n.path.length === 2 && noun) {
+      const verbs = n.subcommands.map((s) => s.name);
+      condition =
+        verbs.length > 0
+          ? `__fish_seen_subcommand_from ${noun}; and not __fish_seen_subcommand_from ${verbs.join(" ")}`
+          : `__fish_seen_subcommand_from ${noun}`;
+    } else {
+      condition = `__fish_seen_subcommand_from ${noun ?? ""}; and __fish_seen_subcommand_from ${verb ?? ""}`;
+    }
+    for (const s of n.subcommands) {
+      lines.push(`complete -c svc-dl -f -n ${q(condition)} -a ${q(s.name)} -d ${q(s.description)}`);
+    }
+    for (const o of n.options) {
+      const parts = ["complete -c svc-dl"];
+      if (n.path.length > 1) parts.push(`-n ${q(condition.replace(/; and not .*$/, ""))}`);
+      for (const f of o.flags) {
+        if (f.startsWith("--")) parts.push(`-l ${f.slice(2)}`);
+        else parts.push(`-s ${f.slice(1)}`);
+      }
+      if (o.takesValue) parts.push("-r");
+      parts.push(`-d ${q(o.description)}`);
+      lines.push(parts.join(" "));
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The completion script of `shell` for the whole command tree under `root` (every command,
+ * subcommand and option, global options offered everywhere). Throws UsageError (exit 2) for a
+ * shell other than bash, zsh or fish.
+ */
+export function completionScript(root: Command, shell: string): string {
+  const nodes = collect(root, [root.name()], []);
+  if (shell === "bash") return bashScript(nodes);
+  if (shell === "zsh") return zshScript(nodes);
+  if (shell === "fish") return fishScript(nodes);
+  throw new UsageError(`no completion for shell ${JSON.stringify(shell)}`, {
+    code: "unknown_shell",
+    hint: `Supported shells: ${SHELLS.join(", ")}.`,
+  });
+}
+
+/** Builds `svc-dl completion bash|zsh|fish`: prints the script to stdout; needs no config or key. */
+export function completionCommand(open: OpenSession): Command {
+  return new Command("completion")
+    .description("print a shell completion script (bash, zsh or fish)")
+    .argument("<shell>", "bash, zsh or fish")
+    .addHelpText(
+      "after",
+      examples(
+        "source <(svc-dl completion bash)",
+        'svc-dl completion zsh > "$fpath[1]/_svc-dl"',
+        "svc-dl completion fish > ~/.config/fish/completions/svc-dl.fish",
+      ),
+    )
+    .action((shell: string, _opts: unknown, cmd: Command) => {
+      let root: Command = cmd;
+      while (root.parent) root = root.parent;
+      open(cmd).ctx.io.stdout.write(completionScript(root, shell));
+    });
+}

@@ -1,0 +1,39 @@
+import { Command } from "commander";
+import type { Session } from "../../session.js";
+import { examples, type OpenSession } from "../command-kit.js";
+import { SETTABLE } from "./settable.js";
+
+/**
+ * `svc-dl config list`: the settings of the config file and the service origins that have a
+ * stored API key, each with a short preview (never the key). Human: `key=value` lines, then
+ * one `key for <origin>: <preview>` line each. `--json`:
+ * `{"path","settings":{"base-url":string|null},"keys":[{"origin","preview"}]}`.
+ */
+export async function runConfigList(session: Session): Promise<void> {
+  const { keyPreview } = await import("../../config/api-key.js");
+  const config = await session.config();
+  const settings: Record<string, string | null> = {};
+  for (const key of SETTABLE) settings[key] = config.get(key) ?? null;
+  const keys = config.keyOrigins().map((origin) => ({
+    origin,
+    preview: keyPreview(config.getKey(origin) ?? ""),
+  }));
+  if (session.globals.json) {
+    session.printJson({ path: config.path, settings, keys });
+    return;
+  }
+  const lines = Object.entries(settings).map(([k, v]) => (v === null ? `${k}=` : `${k}=${v}`));
+  for (const k of keys) lines.push(`key for ${k.origin}: ${k.preview}`);
+  if (keys.length === 0) lines.push("no API keys stored (use `svc-dl auth login`)");
+  session.print(lines.join("\n"));
+}
+
+/** Builds `config list`. */
+export function configListCommand(open: OpenSession): Command {
+  return new Command("list")
+    .description("show the settings and which service addresses have a stored key")
+    .addHelpText("after", examples("svc-dl config list", "svc-dl config list --json"))
+    .action(async (_opts: unknown, cmd: Command) => {
+      await runConfigList(open(cmd));
+    });
+}

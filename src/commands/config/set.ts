@@ -1,0 +1,45 @@
+import { Command } from "commander";
+import type { Session } from "../../session.js";
+import { examples, type OpenSession } from "../command-kit.js";
+import { settableKey } from "./settable.js";
+
+/**
+ * `svc-dl config set KEY VALUE`: stores a setting. `base-url` is checked like every base URL
+ * (https, or http only for loopback hosts; no `/api` suffix) and stored normalised. Throws
+ * UsageError (exit 2) for an unknown key or a refused value; the file is then left unchanged.
+ */
+export async function runConfigSet(session: Session, rawKey: string, value: string): Promise<void> {
+  const key = settableKey(rawKey);
+  const { parseBaseUrl, baseUrlString } = await import("../../config/base-url.js");
+  const normalised = baseUrlString(parseBaseUrl(value, "argument"));
+  const config = await session.config();
+  config.set(key, normalised);
+  if (session.globals.json) {
+    session.printJson({ key, value: normalised });
+    return;
+  }
+  session.reporter.info(`${key} set to ${normalised} in ${config.path}`);
+  if (session.globals.baseUrl || session.ctx.env.SVC_BASE_URL) {
+    session.reporter.warn(
+      "warning: --base-url or SVC_BASE_URL is set and takes precedence over the config file.",
+    );
+  }
+}
+
+/** Builds `config set`. */
+export function configSetCommand(open: OpenSession): Command {
+  return new Command("set")
+    .description("store a setting in the config file")
+    .argument("<key>", "setting name: base-url")
+    .argument("<value>", "the new value")
+    .addHelpText(
+      "after",
+      examples(
+        "svc-dl config set base-url https://assets.example.com",
+        "svc-dl config set base-url http://127.0.0.1:8787",
+      ),
+    )
+    .action(async (key: string, value: string, _opts: unknown, cmd: Command) => {
+      await runConfigSet(open(cmd), key, value);
+    });
+}

@@ -1,0 +1,16 @@
+import { UsageError } from "../../errors/usage-error.js";
+
+/** Settable keys of `svc-dl config` (mirrors config/store.ts SETTABLE_KEYS, kept light for start-up). */
+export const SETTABLE = ["base-url"] as const;
+
+/** The settable key named on the command line. Throws UsageError (exit 2) listing the settable keys. */
+export function settableKey(key: string): (typeof SETTABLE)[number] {
+  const found = SETTABLE.find((k) => k === key);
+  if (found === undefined) {
+    throw new UsageError(`unknown config key ${JSON.stringify(key)}`, {
+      code: "unknown_config_key",
+      hint: `Settable keys: ${SETTABLE.join(", ")}. API keys are stored with \`svc-dl auth login\`.`,
+    });
+  }
+  return found;
+}

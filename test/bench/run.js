@@ -1,0 +1,711 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` (issue 7): download throughput against curl/wget, start-up time against
+ * `node -e 0`, and the request count of an up-to-date `packs sync`, all against the local
+ * mock service (dist/mock-server, run in this process on 127.0.0.1).
+ *
+ * Usage: node test/bench/run.js [--size BYTES] [--runs N] [--startup-runs N]
+ *          [--only download|startup|sync] [--dir PATH] [--out FILE]
+ *   --size          pack size for the download bench: bytes or 256K, 512M, 1G, 4G (binary
+ *                   units); default 1G
+ *   --runs          measured runs per downloader (alternating); default 5
+ *   --startup-runs  measured runs per start-up command (alternating); default 20 (min 10)
+ *   --only          run one part only (repeatable: --only startup --only sync)
+ *   --dir           where the temp directory goes (default: the OS temp dir)
+ *   --out           JSON results file (default: bench-results.json in the repo root)
+ *
+ * Measurements per child process: wall time from process.hrtime around spawn → exit;
+ * user+sys CPU seconds and peak RSS from GNU `/usr/bin/time -f` when present, else polled
+ * from /proc/<pid>/stat and /proc/<pid>/status (VmHWM; less accurate). Medians are printed
+ * and written to the JSON file. Temp files, child processes and the mock are cleaned up on
+ * success, failure and Ctrl-C. Plain ESM JavaScript, Node built-ins only.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CLI = join(ROOT, "bin", "svc-dl.js");
+const MOCK = join(ROOT, "dist", "mock-server", "index.js");
+const TIME_BIN = "/usr/bin/time";
+const MIB = 1024 * 1024;
+
+/** Targets of issue 7 ("Targets"), printed beside the results. */
+const TARGETS = {
+  downloadRatio: 1.15,
+  peakRssMiB: 90,
+  versionRatio: 1.3,
+  helpRatio: 1.5,
+  syncListRequests: 2,
+  syncDownloadRequests: 0,
+  syncWallSeconds: 1,
+};
+
+/** Rate-limit budgets large enough that no bench run is ever paced or refused. */
+const BIG_LIMITS = {
+  read: { quota: 1_000_000, windowSeconds: 60 },
+  download: { quota: 1_000_000, windowSeconds: 60 },
+  public: { quota: 1_000_000, windowSeconds: 60 },
+  auth: { quota: 1_000_000, windowSeconds: 60 },
+};
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+/** Parses `256M`, `1G`, `4GiB`, `1048576` into bytes (binary units). */
+function parseSize(text) {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(String(text).trim());
+  if (!m) throw new Error(`--size: expected bytes or a number with K/M/G/T, got "${text}"`);
+  const mult = { "": 1, k: 1024, m: MIB, g: 1024 * MIB, t: 1024 * 1024 * MIB }[m[2].toLowerCase()];
+  const n = Math.round(Number(m[1]) * mult);
+  if (!Number.isSafeInteger(n) || n < 1024) throw new Error("--size: at least 1K");
+  return n;
+}
+
+function parseArgs(argv) {
+  const opts = {
+    size: 1024 * MIB,
+    runs: 5,
+    startupRuns: 20,
+    only: new Set(),
+    dir: tmpdir(),
+    out: join(ROOT, "bench-results.json"),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [flag, inline] = a.startsWith("--") && a.includes("=") ? a.split(/=(.*)/s) : [a];
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    const whole = (v, min) => {
+      if (!/^\d+$/.test(v) || Number(v) < min) throw new Error(`${flag}: a whole number ≥ ${min}`);
+      return Number(v);
+    };
+    switch (flag) {
+      case "--size":
+        opts.size = parseSize(value());
+        break;
+      case "--runs":
+        opts.runs = whole(value(), 1);
+        break;
+      case "--startup-runs":
+        opts.startupRuns = whole(value(), 10);
+        break;
+      case "--only": {
+        const v = value();
+        if (!["download", "startup", "sync"].includes(v)) {
+          throw new Error("--only: download, startup or sync");
+        }
+        opts.only.add(v);
+        break;
+      }
+      case "--dir":
+        opts.dir = value();
+        break;
+      case "--out":
+        opts.out = value();
+        break;
+      case "-h":
+      case "--help":
+        process.stdout.write(
+          "usage: node test/bench/run.js [--size 1G] [--runs 5] [--startup-runs 20] [--only download|startup|sync] [--dir PATH] [--out FILE]\n",
+        );
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${a}`);
+    }
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// cleanup: every resource registers here; run on exit paths and on SIGINT/SIGTERM
+
+const cleanups = [];
+let activeChild;
+
+async function cleanupAll() {
+  if (activeChild && activeChild.exitCode === null) activeChild.kill("SIGKILL");
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch {
+      // best effort
+    }
+  }
+}
+
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.once(sig, () => {
+    process.stderr.write(`\nbench: ${sig}, cleaning up\n`);
+    void cleanupAll().finally(() => process.exit(sig === "SIGINT" ? 130 : 143));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// measuring one child process
+
+const HAVE_TIME = (() => {
+  try {
+    return statSync(TIME_BIN).isFile();
+  } catch {
+    return false;
+  }
+})();
+
+const median = (xs) => {
+  const s = xs.filter((x) => typeof x === "number" && Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/** Reads user+sys CPU seconds and VmHWM (KiB) of a live pid from /proc (fallback path). */
+function readProc(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15)
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const hwm = /VmHWM:\s+(\d+)\s+kB/.exec(status);
+    return { cpu: ticks / 100, rssKiB: hwm ? Number(hwm[1]) : null };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `cmd args` and resolves `{ code, wall (s), cpu (s user+sys), rssMiB, stderr (tail),
+ * stdout (when captured) }`. Never rejects for a non-zero exit; rejects only if the command
+ * cannot be started. Killed after `timeoutMs`.
+ */
+function measure(cmd, args, { env, cwd = ROOT, timeoutMs = 120_000, captureStdout = false } = {}) {
+  return new Promise((resolve, reject) => {
+    let timeFile;
+    let file = cmd;
+    let argv = args;
+    if (HAVE_TIME) {
+      timeFile = join(state.tmp, `time-${process.hrtime.bigint()}.txt`);
+      file = TIME_BIN;
+      argv = ["-f", "%U %S %M", "-o", timeFile, cmd, ...args];
+    }
+    const start = process.hrtime.bigint();
+    const child = spawn(file, argv, {
+      env,
+      cwd,
+      stdio: ["ignore", captureStdout ? "pipe" : "ignore", "pipe"],
+    });
+    activeChild = child;
+    let stderr = "";
+    let stdout = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (d) => {
+      stderr = (stderr + d).slice(-4000);
+    });
+    if (captureStdout) {
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (d) => {
+        stdout = (stdout + d).slice(-100_000);
+      });
+    }
+    let polled = null;
+    const poll = HAVE_TIME
+      ? undefined
+      : setInterval(() => {
+          const p = readProc(child.pid);
+          if (p) polled = p;
+        }, 10);
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      reject(err);
+    });
+    child.once("close", (code, signal) => {
+      const wall = Number(process.hrtime.bigint() - start) / 1e9;
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      activeChild = undefined;
+      let cpu = null;
+      let rssMiB = null;
+      if (HAVE_TIME && timeFile) {
+        try {
+          const lines = readFileSync(timeFile, "utf8").trim().split("\n");
+          const [u, s, m] = (lines[lines.length - 1] ?? "").trim().split(/\s+/).map(Number);
+          if (Number.isFinite(u) && Number.isFinite(s)) cpu = u + s;
+          if (Number.isFinite(m)) rssMiB = m / 1024;
+        } catch {
+          // no numbers for this run
+        }
+        rmSync(timeFile, { force: true });
+      } else if (polled) {
+        cpu = polled.cpu;
+        rssMiB = polled.rssKiB === null ? null : polled.rssKiB / 1024;
+      }
+      resolve({ code: signal ? 128 : code, signal, wall, cpu, rssMiB, stderr, stdout });
+    });
+  });
+}
+
+/** A clean child environment: no inherited SVC_* or colour settings; its own config dir. */
+function childEnv(extra = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith("SVC_") || k === "NO_COLOR" || k === "FORCE_COLOR") continue;
+    if (k.startsWith("npm_") || k === "NODE_OPTIONS") continue;
+    env[k] = v;
+  }
+  env.SVC_DL_CONFIG_DIR = join(state.tmp, "config");
+  return { ...env, ...extra };
+}
+
+function sha256File(path) {
+  return new Promise((resolve, reject) => {
+    const h = createHash("sha256");
+    createReadStream(path, { highWaterMark: 1 << 20 })
+      .on("data", (d) => h.update(d))
+      .on("error", reject)
+      .on("end", () => resolve(h.digest("hex")));
+  });
+}
+
+/** The line of a child's stderr that says what went wrong (first `error…` line, else the last). */
+function errorLine(text) {
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  return (lines.find((l) => /^error\b/i.test(l)) ?? lines[lines.length - 1] ?? "").slice(0, 160);
+}
+
+function fmt(n, digits = 2) {
+  return n === null || n === undefined ? "—" : n.toFixed(digits);
+}
+
+function verdict(ok) {
+  return ok === null ? "n/a" : ok ? "ok" : "MISS";
+}
+
+function printTable(headers, rows) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])));
+  process.stdout.write(`  ${line(headers).join("  ")}\n`);
+  for (const r of rows) process.stdout.write(`  ${line(r).join("  ")}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mock service
+
+async function startMock(options) {
+  const { startMockService } = await import(MOCK);
+  const mock = await startMockService({ quiet: true, limits: BIG_LIMITS, ...options });
+  cleanups.push(() => mock.close());
+  return mock;
+}
+
+async function apiGet(mock, path) {
+  const res = await fetch(`${mock.baseUrl}/api/v1/${path}`, {
+    headers: { authorization: `Bearer ${mock.apiKey}` },
+  });
+  if (!res.ok) throw new Error(`mock GET ${path}: HTTP ${res.status}`);
+  return res.json();
+}
+
+/** The signed CDN URL of a download route: the 302 Location (the key never goes to the CDN). */
+async function cdnUrlOf(mock, route) {
+  const res = await fetch(route, {
+    redirect: "manual",
+    headers: { authorization: `Bearer ${mock.apiKey}` },
+  });
+  await res.arrayBuffer();
+  const loc = res.headers.get("location");
+  if (res.status < 300 || res.status > 399 || !loc) {
+    throw new Error(`download route answered HTTP ${res.status} without a redirect`);
+  }
+  return new URL(loc, route).href;
+}
+
+/** Exit code of `svc-dl <args> --help`: 0 when the command exists. */
+async function commandExists(words) {
+  const r = await measure(process.execPath, [CLI, ...words, "--help"], {
+    env: childEnv(),
+    captureStdout: true,
+  });
+  // commander prints the root help (exit 0) for an unknown word only with some settings;
+  // require the command's own usage line too.
+  return r.code === 0 && r.stdout.includes(`svc-dl ${words.join(" ")}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// start-up bench
+
+async function benchStartup(opts) {
+  const mock = await startMock({ packSize: 4096 });
+  const env = childEnv({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+  const node = process.execPath;
+  const cases = [
+    { name: "node -e 0", args: ["-e", "0"] },
+    { name: "svc-dl --version", args: [CLI, "--version"] },
+    { name: "svc-dl --help", args: [CLI, "--help"] },
+    { name: "svc-dl whoami", args: [CLI, "whoami"] },
+  ];
+  for (const c of cases) c.samples = [];
+  // one warm-up round (page cache), then alternate
+  for (const c of cases) await measure(node, c.args, { env });
+  for (let i = 0; i < opts.startupRuns; i++) {
+    for (const c of i % 2 ? [...cases].reverse() : cases) {
+      const r = await measure(node, c.args, { env, timeoutMs: 30_000 });
+      if (r.code !== 0) {
+        c.error = `exit ${r.code}: ${errorLine(r.stderr)}`;
+      }
+      c.samples.push({ wall: r.wall, cpu: r.cpu, rssMiB: r.rssMiB });
+    }
+  }
+  const base = median(cases[0].samples.map((s) => s.wall));
+  const baseCpu = median(cases[0].samples.map((s) => s.cpu));
+  const target = {
+    "svc-dl --version": TARGETS.versionRatio,
+    "svc-dl --help": TARGETS.helpRatio,
+  };
+  const results = cases.map((c) => {
+    const wall = median(c.samples.map((s) => s.wall));
+    const cpu = median(c.samples.map((s) => s.cpu));
+    const ratio = wall !== null && base ? wall / base : null;
+    const t = target[c.name] ?? null;
+    return {
+      name: c.name,
+      runs: c.samples.length,
+      medianWallMs: wall === null ? null : wall * 1000,
+      medianCpuMs: cpu === null ? null : cpu * 1000,
+      medianRssMiB: median(c.samples.map((s) => s.rssMiB)),
+      ratio,
+      cpuRatio: cpu !== null && baseCpu ? cpu / baseCpu : null,
+      target: t,
+      met: t === null || ratio === null ? null : ratio <= t,
+      error: c.error ?? null,
+      samplesWallMs: c.samples.map((s) => Math.round(s.wall * 10000) / 10),
+    };
+  });
+  process.stdout.write(`\nstart-up (${opts.startupRuns} runs each, alternating; medians)\n`);
+  printTable(
+    ["command", "wall ms", "CPU ms", "RSS MiB", "× node -e 0", "target", ""],
+    results.map((r) => [
+      r.name,
+      fmt(r.medianWallMs, 1),
+      fmt(r.medianCpuMs, 0),
+      fmt(r.medianRssMiB, 1),
+      r.ratio === null ? "—" : `${r.ratio.toFixed(2)}×`,
+      r.target === null ? "" : `≤ ${r.target}×`,
+      r.error ? `error: ${r.error}` : r.target === null ? "" : verdict(r.met),
+    ]),
+  );
+  return { results };
+}
+
+// ---------------------------------------------------------------------------------------------
+// sync bench
+
+async function benchSync() {
+  if (!(await commandExists(["packs", "sync"]))) {
+    process.stdout.write("\nsync bench: skipped (packs sync not implemented)\n");
+    return { skipped: "packs sync not implemented" };
+  }
+  // exactly 200 owned packs: the default fixture's own packs plus generated ones
+  const probe = await startMock({ packSize: 4096 });
+  const owned = (await apiGet(probe, "packs?limit=1")).pagination?.total;
+  await probe.close();
+  cleanups.splice(cleanups.length - 1, 1);
+  const fixtureOwned = typeof owned === "number" ? owned : 0;
+  const extraPacks = Math.max(0, 200 - fixtureOwned);
+  const mock = await startMock({ packSize: 4096, extraPacks });
+  const total = (await apiGet(mock, "packs?limit=1")).pagination?.total ?? null;
+  const dir = mkdtempSync(join(state.tmp, "sync-"));
+  const env = childEnv({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+  const args = [CLI, "packs", "sync", dir, "--no-progress", "--quiet"];
+  const fill = await measure(process.execPath, args, { env, timeoutMs: 240_000 });
+  const result = {
+    ownedPacks: total,
+    packSizeBytes: 4096,
+    fill: { code: fill.code, wallSeconds: fill.wall },
+  };
+  if (fill.code !== 0) {
+    result.error = `first sync exit ${fill.code}: ${errorLine(fill.stderr)}`;
+  }
+  mock.clearLog();
+  const r = await measure(process.execPath, args, { env, timeoutMs: 120_000 });
+  const log = [...mock.requests];
+  const isList = (e) => e.origin === "api" && /^\/api\/v1\/packs(\?|$)/.test(e.url);
+  const isDownload = (e) => e.origin === "cdn" || /\/download(\?|$)/.test(e.url);
+  Object.assign(result, {
+    code: r.code,
+    wallSeconds: r.wall,
+    cpuSeconds: r.cpu,
+    peakRssMiB: r.rssMiB,
+    requests: {
+      total: log.length,
+      list: log.filter(isList).length,
+      download: log.filter(isDownload).length,
+      other: log.filter((e) => !isList(e) && !isDownload(e)).map((e) => `${e.method} ${e.url}`),
+    },
+  });
+  if (r.code !== 0 && !result.error) result.error = `exit ${r.code}: ${errorLine(r.stderr)}`;
+  result.met = {
+    list: result.requests.list <= TARGETS.syncListRequests,
+    download: result.requests.download === TARGETS.syncDownloadRequests,
+    wall: r.wall < TARGETS.syncWallSeconds,
+  };
+  process.stdout.write(
+    `\nsync of ${total} up-to-date packs (${fill.code === 0 ? `filled in ${fmt(fill.wall)} s` : "fill FAILED"})\n`,
+  );
+  printTable(
+    ["measure", "value", "target", ""],
+    [
+      [
+        "list requests",
+        result.requests.list,
+        `${TARGETS.syncListRequests}`,
+        verdict(result.met.list),
+      ],
+      [
+        "download requests",
+        result.requests.download,
+        `${TARGETS.syncDownloadRequests}`,
+        verdict(result.met.download),
+      ],
+      ["other requests", result.requests.other.length, "", ""],
+      ["wall s", fmt(r.wall), `< ${TARGETS.syncWallSeconds}`, verdict(result.met.wall)],
+      ["CPU s", fmt(r.cpu), "", ""],
+      ["peak RSS MiB", fmt(r.rssMiB, 1), "", ""],
+      ["exit code", r.code, "0", verdict(r.code === 0)],
+    ],
+  );
+  if (result.error) process.stdout.write(`  error: ${result.error}\n`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// download bench
+
+async function hasCommand(name) {
+  try {
+    const r = await new Promise((resolve) => {
+      const c = spawn(name, ["--version"], { stdio: "ignore" });
+      c.once("error", () => resolve(false));
+      c.once("close", (code) => resolve(code === 0));
+    });
+    return r;
+  } catch {
+    return false;
+  }
+}
+
+async function benchDownload(opts) {
+  const size = opts.size;
+  const mock = await startMock({ packSize: size, signedUrlTtlSeconds: 3600 });
+  const packs = (await apiGet(mock, "packs?limit=100")).data;
+  const pack = packs.find((p) => p.slug === "low-poly-forest") ?? packs[0];
+  if (!pack) throw new Error("the mock lists no owned pack");
+  const slug = pack.slug;
+  const route = pack.downloads.bundle;
+  process.stdout.write(`\ndownload: preparing ${fmt(size / MIB, 0)} MiB pack "${slug}"…\n`);
+  const info = await mock.fileInfo({ kind: "pack", slug });
+  if (info.size !== size) throw new Error(`mock serves ${info.size} bytes, wanted ${size}`);
+  const outDir = mkdtempSync(join(state.tmp, "dl-"));
+  const outFile = join(outDir, info.filename);
+  const clean = () => {
+    rmSync(outFile, { force: true });
+    rmSync(join(outDir, ".svc-dl"), { recursive: true, force: true });
+  };
+  const env = childEnv({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+  const timeoutMs = Math.max(120_000, (size / (5 * MIB)) * 1000);
+  const tools = [
+    {
+      name: "svc-dl",
+      label: "svc-dl pack get",
+      cmd: () => [
+        process.execPath,
+        [CLI, "pack", "get", slug, "-o", `${outDir}/`, "--force", "--no-progress", "--quiet"],
+      ],
+    },
+    {
+      name: "curl",
+      label: "curl -sSL -o",
+      cmd: async () => ["curl", ["-sSL", "-o", outFile, await cdnUrlOf(mock, route)]],
+    },
+  ];
+  if (await hasCommand("wget")) {
+    tools.push({
+      name: "wget",
+      label: "wget -q -O",
+      cmd: async () => ["wget", ["-q", "-O", outFile, await cdnUrlOf(mock, route)]],
+    });
+  }
+  for (const t of tools) {
+    t.samples = [];
+    t.errors = [];
+  }
+  const runOnce = async (t, check) => {
+    clean();
+    const [file, args] = await t.cmd();
+    const r = await measure(file, args, { env, timeoutMs });
+    let error = null;
+    if (r.code !== 0) error = `exit ${r.code}: ${errorLine(r.stderr)}`;
+    else if (!existsSync(outFile)) error = `no file at ${outFile}`;
+    else if (statSync(outFile).size !== size) error = `size ${statSync(outFile).size} ≠ ${size}`;
+    else if (check && (await sha256File(outFile)) !== info.sha256) error = "SHA-256 mismatch";
+    clean();
+    return { r, error };
+  };
+  // warm-up (not counted): fills the page cache and the server's layout cache
+  process.stdout.write("download: warm-up\n");
+  await runOnce(tools[1], false);
+  for (let i = 0; i < opts.runs; i++) {
+    const order = tools.map((_, k) => tools[(k + i) % tools.length]);
+    for (const t of order) {
+      if (t.disabled) continue;
+      const { r, error } = await runOnce(t, i === 0);
+      if (error) {
+        t.errors.push(error);
+        process.stdout.write(`  ${t.name} run ${i + 1}: FAILED (${error})\n`);
+        if (i === 0) t.disabled = true; // a broken tool is not retried on every run
+        continue;
+      }
+      t.samples.push({ wall: r.wall, cpu: r.cpu, rssMiB: r.rssMiB });
+      process.stdout.write(
+        `  ${t.name.padEnd(6)} run ${i + 1}: ${fmt(r.wall)} s, ${fmt(size / MIB / r.wall, 0)} MiB/s, CPU ${fmt(r.cpu)} s, RSS ${fmt(r.rssMiB, 1)} MiB\n`,
+      );
+    }
+  }
+  const summary = {};
+  for (const t of tools) {
+    const wall = median(t.samples.map((s) => s.wall));
+    summary[t.name] = {
+      command: t.label,
+      runs: t.samples.length,
+      medianWallSeconds: wall,
+      mibPerSecond: wall ? size / MIB / wall : null,
+      medianCpuSeconds: median(t.samples.map((s) => s.cpu)),
+      medianPeakRssMiB: median(t.samples.map((s) => s.rssMiB)),
+      maxPeakRssMiB: t.samples.length ? Math.max(...t.samples.map((s) => s.rssMiB ?? 0)) : null,
+      errors: t.errors,
+      samples: t.samples,
+    };
+  }
+  const curlWall = summary.curl?.medianWallSeconds;
+  for (const s of Object.values(summary)) {
+    s.ratioToCurl = s.medianWallSeconds && curlWall ? s.medianWallSeconds / curlWall : null;
+  }
+  const svc = summary["svc-dl"];
+  const met = {
+    ratio: svc.ratioToCurl === null ? null : svc.ratioToCurl <= TARGETS.downloadRatio,
+    peakRss:
+      svc.maxPeakRssMiB === null || svc.runs === 0 ? null : svc.maxPeakRssMiB <= TARGETS.peakRssMiB,
+  };
+  process.stdout.write(
+    `\ndownload of ${fmt(size / MIB, 0)} MiB over loopback (${opts.runs} runs each, alternating; medians)\n`,
+  );
+  printTable(
+    ["tool", "wall s", "MiB/s", "CPU s", "peak RSS MiB", "× curl", "target", ""],
+    Object.values(summary).map((s) => {
+      const isSvc = s === svc;
+      return [
+        s.command,
+        fmt(s.medianWallSeconds),
+        fmt(s.mibPerSecond, 0),
+        fmt(s.medianCpuSeconds),
+        fmt(s.medianPeakRssMiB, 1),
+        s.ratioToCurl === null ? "—" : `${s.ratioToCurl.toFixed(2)}×`,
+        isSvc ? `≤ ${TARGETS.downloadRatio}×, ≤ ${TARGETS.peakRssMiB} MiB` : "",
+        isSvc
+          ? s.runs === 0
+            ? "FAILED (see above)"
+            : `${verdict(met.ratio)} / ${verdict(met.peakRss)}`
+          : s.errors.length
+            ? `${s.errors.length} failed run(s)`
+            : "",
+      ];
+    }),
+  );
+  return { sizeBytes: size, slug, runs: opts.runs, tools: summary, met };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const state = { tmp: "" };
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const parts = opts.only.size ? opts.only : new Set(["startup", "sync", "download"]);
+  if (!existsSync(join(ROOT, "dist", "cli.js")) || !existsSync(MOCK)) {
+    throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
+  }
+  state.tmp = mkdtempSync(join(opts.dir, "svc-dl-bench-"));
+  cleanups.push(() => rmSync(state.tmp, { recursive: true, force: true }));
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? "?"}`,
+    measuredWith: HAVE_TIME ? "/usr/bin/time -f '%U %S %M'" : "/proc/<pid> polling (VmHWM)",
+    tmpDir: state.tmp,
+    loadAverage1m: loadavg()[0] ?? null,
+  };
+  process.stdout.write(
+    `svc-dl bench — node ${meta.node}, ${meta.cpus}; CPU and peak RSS via ${meta.measuredWith}\n`,
+  );
+  if (meta.loadAverage1m !== null && meta.loadAverage1m > 0.5) {
+    process.stdout.write(
+      `warning: load average ${meta.loadAverage1m.toFixed(2)}: other work is running; ratios will be noisy\n`,
+    );
+  }
+  const results = { meta, targets: TARGETS };
+  let failed = false;
+  const run = async (name, fn) => {
+    if (!parts.has(name)) return;
+    try {
+      results[name] = await fn(opts);
+    } catch (err) {
+      failed = true;
+      results[name] = { error: String(err?.message ?? err) };
+      process.stdout.write(`\n${name} bench: ERROR ${err?.stack ?? err}\n`);
+    }
+  };
+  try {
+    await run("startup", benchStartup);
+    await run("sync", benchSync);
+    await run("download", benchDownload);
+  } finally {
+    await cleanupAll();
+  }
+  results.meta.tmpDir = undefined;
+  writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\nresults written to ${opts.out}\n`);
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  async (err) => {
+    await cleanupAll();
+    process.stderr.write(`bench: ${err?.message ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,142 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMockService } from "../../src/mock-server/index.js";
+import type { MockService } from "../../src/mock-server/types.js";
+import { runCli } from "../helpers/cli.js";
+
+// Start-up behaviour (issue 7): `--version` and `--help` work and load no HTTP, config,
+// schema or colour module. No timing assertions here: timings live in `npm run bench`.
+
+const version = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  }
+).version;
+
+/** Modules that `--help`/`--version` must never load (they cost 40–70 ms each). */
+const HEAVY = [
+  /\/node_modules\/undici\//,
+  /\/node_modules\/zod\//,
+  /\/node_modules\/conf\//,
+  /\/node_modules\/chalk\//,
+  /\/dist\/api\//,
+  /\/dist\/config\//,
+  /\/dist\/download\//,
+];
+
+let dir: string;
+let mock: MockService;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-dl-startup-"));
+  // A module-resolution hook that appends every resolved URL to $SVC_TEST_TRACE, synchronously
+  // on the hooks thread before the import proceeds, so the file is complete at exit.
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    `import { appendFileSync } from "node:fs";
+let out;
+export function initialize(data) { out = data.out; }
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(out, r.url + "\\n");
+  return r;
+}
+`,
+  );
+  writeFileSync(
+    join(dir, "register.mjs"),
+    `import { register } from "node:module";
+register("./hooks.mjs", import.meta.url, { data: { out: process.env.SVC_TEST_TRACE } });
+`,
+  );
+  mock = await startMockService({ quiet: true });
+});
+
+afterAll(async () => {
+  await mock?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs svc-dl with the tracing hook; returns the result and the resolved module URLs. */
+async function traced(args: string[], env: Record<string, string> = {}) {
+  const trace = join(dir, `trace-${args.join("_").replace(/[^a-z_-]/gi, "")}.txt`);
+  writeFileSync(trace, "");
+  const r = await runCli(args, {
+    env: {
+      ...env,
+      NODE_OPTIONS: `--import ${join(dir, "register.mjs")}`,
+      SVC_TEST_TRACE: trace,
+    },
+  });
+  const loaded = readFileSync(trace, "utf8").split("\n").filter(Boolean);
+  return { r, loaded };
+}
+
+describe("svc-dl start-up", () => {
+  it("--version and -V print package.json's version and exit 0", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const r = await runCli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.stderr).toBe("");
+    }
+  });
+
+  it("--version with other global options (the commander path) prints the same", async () => {
+    const r = await runCli(["--no-color", "--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.stderr).toBe("");
+  });
+
+  it("--help prints usage, commands and examples to stdout and exits 0", async () => {
+    const r = await runCli(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: svc-dl \[options\] \[command\]/);
+    expect(r.stdout).toContain("whoami");
+    expect(r.stdout).toContain("Examples:");
+    expect(r.stdout).toContain("--version");
+    expect(r.stderr).toBe("");
+  });
+
+  it("a usage error (chalk loaded lazily on the error path) exits 2 naming usage_error", async () => {
+    const r = await runCli(["--no-such-flag"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("usage_error");
+    expect(r.stdout).toBe("");
+  });
+
+  it("--help and --version load no HTTP, config, schema, colour or download module", async () => {
+    for (const args of [
+      ["--help"],
+      ["--version"],
+      ["--no-color", "--version"],
+      ["whoami", "--help"],
+    ]) {
+      const { r, loaded } = await traced(args);
+      expect(r.code).toBe(0);
+      // the trace works: the entry point itself was recorded
+      expect(loaded.some((u) => u.endsWith("/bin/svc-dl.js"))).toBe(true);
+      const heavy = loaded.filter((u) => HEAVY.some((re) => re.test(u)));
+      expect(heavy, `svc-dl ${args.join(" ")} loaded ${heavy.join(", ")}`).toEqual([]);
+    }
+  });
+
+  it("the lone --version fast path does not even load commander", async () => {
+    const { r, loaded } = await traced(["--version"]);
+    expect(r.code).toBe(0);
+    expect(loaded.filter((u) => u.includes("/node_modules/"))).toEqual([]);
+  });
+
+  it("the trace detects heavy modules when a command really uses them (control)", async () => {
+    const { r, loaded } = await traced(["whoami"], {
+      SVC_BASE_URL: mock.baseUrl,
+      SVC_API_KEY: mock.apiKey,
+    });
+    expect(r.code).toBe(0);
+    expect(loaded.some((u) => /\/node_modules\/undici\//.test(u))).toBe(true);
+    expect(loaded.some((u) => /\/node_modules\/chalk\//.test(u))).toBe(true);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import type { Clock } from "../../../src/api/pacer.js";
+import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/api/retry.js";
+import { ApiError } from "../../../src/errors/api-error.js";
+import { NetworkError } from "../../../src/errors/network-error.js";
+
+function setup(random: () => number, maxWaitSeconds = 300) {
+  const sleeps: number[] = [];
+  const notes: string[] = [];
+  let t = 0;
+  const clock: Clock = {
+    now: () => t,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      t += ms;
+    },
+  };
+  const budget = new RetryBudget({ ...DEFAULT_RETRY, random, maxWaitSeconds }, clock, (n) =>
+    notes.push(n),
+  );
+  return { budget, sleeps, notes };
+}
+
+const server = () =>
+  ({
+    kind: "server",
+    error: new ApiError({
+      code: "internal_error",
+      message: "boom",
+      httpStatus: 500,
+      requestId: "r1",
+    }),
+    retryAfterSeconds: undefined,
+  }) as const;
+
+const limited = (retryAfterSeconds: number) =>
+  ({
+    kind: "rate_limited",
+    error: new ApiError({
+      code: "rate_limited",
+      message: "slow",
+      httpStatus: 429,
+      requestId: "r2",
+    }),
+    retryAfterSeconds,
+  }) as const;
+
+describe("RetryBudget", () => {
+  it("retries 4 times (5 tries in all) with full jitter under doubling ceilings", async () => {
+    const { budget, sleeps } = setup(() => 0.999);
+    for (let i = 0; i < 4; i++) await budget.wait(server());
+    await expect(budget.wait(server())).rejects.toMatchObject({ code: "internal_error" });
+    expect(sleeps).toEqual([499, 999, 1998, 3996]);
+  });
+
+  it("full jitter can be zero", async () => {
+    const { budget, sleeps } = setup(() => 0);
+    await budget.wait({ kind: "network", error: new NetworkError("reset") });
+    expect(sleeps).toEqual([0]);
+  });
+
+  it("429 waits Retry-After seconds within the total budget, then exit 6", async () => {
+    const { budget, sleeps, notes } = setup(Math.random, 10);
+    await budget.wait(limited(4));
+    await budget.wait(limited(6));
+    const err = await budget.wait(limited(1)).catch((e: unknown) => e);
+    expect(sleeps).toEqual([4000, 6000]);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).exitCode).toBe(6);
+    expect((err as ApiError).requestId).toBe("r2");
+    expect((err as ApiError).hint).toContain("Retry after 1970-01-01T00:00:11.000Z (in 1s)");
+    expect(notes[0]).toContain("waiting 4s as Retry-After asks");
+  });
+
+  it("429 waits do not use up the 5xx tries", async () => {
+    const { budget } = setup(() => 0);
+    for (let i = 0; i < 10; i++) await budget.wait(limited(1));
+    for (let i = 0; i < 4; i++) await budget.wait(server());
+    await expect(budget.wait(server())).rejects.toBeInstanceOf(ApiError);
+  });
+});
+
+describe("isRetryableStatus", () => {
+  it("retries 500/502/503/504 only", () => {
+    expect([500, 502, 503, 504].every(isRetryableStatus)).toBe(true);
+    expect([400, 401, 403, 404, 416, 429, 501].some(isRetryableStatus)).toBe(false);
+  });
+});
