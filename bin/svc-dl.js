@@ -7,6 +7,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   process.stdout.write(`${typeof pkg.version === "string" ? pkg.version : "0.0.0"}\n`);
 } else {
+  // Should main() never settle (a bug), the process must not end with a silent exit 0.
+  process.exitCode = 1;
   const { main } = await import("../dist/cli.js");
   const { systemContext } = await import("../dist/context.js");
   process.exitCode = await main(args, systemContext());

@@ -59,14 +59,20 @@ export function tempConfigDir(): string {
 export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("SVC_") && k !== "NO_COLOR" && k !== "FORCE_COLOR") env[k] = v;
+    if (v !== undefined && !k.startsWith("SVC_") && k !== "NO_COLOR" && k !== "FORCE_COLOR")
+      env[k] = v;
   }
   env.SVC_DL_CONFIG_DIR = tempConfigDir();
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  for (const s of [env.SVC_API_KEY, env.SVC_LICENSE_KEY, opts.input?.trim(), ...(opts.secrets ?? [])]) {
+  for (const s of [
+    env.SVC_API_KEY,
+    env.SVC_LICENSE_KEY,
+    opts.input?.trim(),
+    ...(opts.secrets ?? []),
+  ]) {
     if (s) registerSecret(s);
   }
   return new Promise((resolve, reject) => {

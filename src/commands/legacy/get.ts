@@ -1,0 +1,146 @@
+import { Command, Option } from "commander";
+import { InterruptedError } from "../../errors/interrupted-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { Session } from "../../session.js";
+import { examples, type OpenSession } from "../command-kit.js";
+
+/** Options of `legacy get`. */
+export interface LegacyGetOptions {
+  pack?: string;
+  asset?: string;
+  edition?: "standard" | "authoring";
+  /** `-o PATH`. */
+  output?: string;
+  force?: boolean;
+  licenseKeyStdin?: boolean;
+}
+
+/**
+ * The license key (cli-contract "Configuration and credentials"): stdin with
+ * `--license-key-stdin`, else `SVC_LICENSE_KEY`, else a hidden prompt on a TTY (echo off,
+ * prompt on stderr). Never from argv, never stored. Trimmed. Throws UsageError (exit 2) when
+ * none is available or the value is an API key; InterruptedError when the prompt is cancelled.
+ */
+export async function readLicenseKey(session: Session, fromStdin: boolean): Promise<string> {
+  const { io, env } = session.ctx;
+  let key: string;
+  if (fromStdin) {
+    let text = "";
+    for await (const chunk of io.stdin) text += String(chunk);
+    key = text.trim();
+  } else if (env.SVC_LICENSE_KEY?.trim()) {
+    key = env.SVC_LICENSE_KEY.trim();
+  } else if (io.stdinIsTTY && io.stderrIsTTY) {
+    const { read } = await import("read");
+    try {
+      key = String(
+        await read({ prompt: "License key: ", silent: true, input: io.stdin, output: io.stderr }),
+      ).trim();
+    } catch {
+      throw new InterruptedError("SIGINT");
+    }
+  } else {
+    throw new UsageError("no license key: legacy get needs the purchase's license key (SVC_…)", {
+      code: "no_license_key",
+      hint: "Set SVC_LICENSE_KEY, or pipe it in with --license-key-stdin; it is never taken from the command line.",
+    });
+  }
+  if (key === "") {
+    throw new UsageError("the license key is empty", { code: "no_license_key" });
+  }
+  if (key.startsWith("svc_live_")) {
+    throw new UsageError("that is an API key (svc_live_…), not a license key (SVC_…)", {
+      code: "wrong_key_kind",
+      hint: "Use `svc-dl pack get` / `svc-dl asset get` with an API key; legacy get takes the license key from the purchase.",
+    });
+  }
+  return key;
+}
+
+/**
+ * `svc-dl legacy get (--pack SLUG | --asset SLUG) [--edition authoring] [-o PATH]
+ * [--license-key-stdin]` (cli-contract): `POST {base_url}/api/download` with the spec's JSON
+ * body; no API key is sent. The body (with the license key) is never re-sent to a redirect
+ * target (HttpClient.send turns redirects into GETs). Denials show the HTTP status, any JSON
+ * error code or a sanitized excerpt, and the request id; the license key never appears in any
+ * output. Throws UsageError (exit 2) for bad flags or slugs.
+ */
+export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Promise<void> {
+  if ((opts.pack === undefined) === (opts.asset === undefined)) {
+    throw new UsageError("give exactly one of --pack SLUG or --asset SLUG");
+  }
+  if (opts.edition !== undefined && opts.pack === undefined) {
+    throw new UsageError("--edition applies only to --pack");
+  }
+  const { validateSlug } = await import("../../download/names.js");
+  const slug = validateSlug(
+    opts.pack ?? opts.asset ?? "",
+    opts.pack !== undefined ? "pack slug" : "asset slug",
+  );
+  const kind = opts.pack !== undefined ? "pack" : "asset";
+  const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
+  const licenseKey = await readLicenseKey(session, opts.licenseKeyStdin === true);
+  const { legacyDenial, scrubError } = await import("../../download/legacy.js");
+  try {
+    const client = await session.http({ needsKey: false });
+    const body = JSON.stringify({
+      licenseKey,
+      ...(kind === "pack" ? { packSlug: slug } : { assetSlug: slug }),
+      ...(edition === "authoring" ? { edition: "authoring" } : {}),
+    });
+    const { runGet } = await import("../../download/run-get.js");
+    await runGet(session, client, {
+      item: { kind, slug, edition },
+      source: {
+        url: client.serviceUrl("api/download"),
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", accept: "*/*" },
+        authenticate: false,
+      },
+      output: opts.output,
+      force: opts.force === true,
+      errorFromResponse: (res) => legacyDenial(res, licenseKey),
+    });
+  } catch (err) {
+    throw scrubError(err, licenseKey);
+  }
+}
+
+/** Builds the `legacy` noun with its `get` verb. */
+export function legacyCommand(open: OpenSession): Command {
+  const get = new Command("get")
+    .description("download a pack or asset with a purchase license key (no API key)")
+    .option("--pack <slug>", "the pack to download")
+    .option("--asset <slug>", "the asset to download")
+    .addOption(
+      new Option("--edition <edition>", "pack edition: standard (default) or authoring").choices([
+        "standard",
+        "authoring",
+      ]),
+    )
+    .option(
+      "-o, --output <path>",
+      "directory (server's file name), exact file path, or - for stdout",
+    )
+    .option("--force", "overwrite a file that svc-dl did not download")
+    .option(
+      "--license-key-stdin",
+      "read the license key from stdin (else SVC_LICENSE_KEY or a prompt)",
+    )
+    .addHelpText(
+      "after",
+      examples(
+        "SVC_LICENSE_KEY=SVC_… svc-dl legacy get --pack forest-pack",
+        'printf %s "$LICENSE" | svc-dl legacy get --pack forest-pack --license-key-stdin -o ./assets/',
+        "svc-dl legacy get --asset oak-tree -o oak.glb",
+      ),
+    )
+    .action(async (opts: LegacyGetOptions, cmd: Command) => {
+      await runLegacyGet(open(cmd), opts);
+    });
+  return new Command("legacy")
+    .description("downloads by license key (the older /api/download endpoint)")
+    .addCommand(get)
+    .addHelpText("after", examples("svc-dl legacy get --pack forest-pack --license-key-stdin"));
+}

@@ -1,0 +1,111 @@
+import { Command, Option } from "commander";
+import type { Session } from "../../session.js";
+import type { EditionChoice } from "../../sync/types.js";
+import { examples, type OpenSession } from "../command-kit.js";
+
+/** Options of `packs sync` (after parsing). */
+export interface PacksSyncOptions {
+  /** `--edition standard|authoring|all`; default `standard`. */
+  edition: EditionChoice;
+  /** `--refresh`: re-validate complete packs with one conditional request each. */
+  refresh?: boolean;
+  /** `--dry-run`: list what would be downloaded and why; no download, nothing written. */
+  dryRun?: boolean;
+}
+
+/**
+ * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--dry-run]`
+ * (cli-contract "packs sync", issue 6): makes DIR (default `.`) hold every owned pack, with the
+ * one download engine, one file at a time, paced by the download budget. Human output on stderr
+ * ("pack 3/12" above each file bar, one plain line per file without a TTY, a closing summary);
+ * `--dry-run` prints its list on stdout; `--json` prints the contract's document on stdout.
+ * Throws what `runSync` (src/sync/run.ts) throws; after a run with failed items,
+ * an SvcError `sync_incomplete` (exit 1) naming each failed item with its code and request id.
+ */
+export async function runPacksSync(
+  session: Session,
+  dirArg: string | undefined,
+  opts: PacksSyncOptions,
+): Promise<void> {
+  const [{ resolve }, { runSync }, { createProgress }, report] = await Promise.all([
+    import("node:path"),
+    import("../../sync/run.js"),
+    import("../../io/progress.js"),
+    import("../../sync/report.js"),
+  ]);
+  const { globals, reporter, ctx } = session;
+  const client = await session.http();
+  const dir = resolve(ctx.cwd, dirArg ?? ".");
+  const dryRun = opts.dryRun === true;
+  const progress = await createProgress({
+    stderr: ctx.io.stderr,
+    isTTY: ctx.io.stderrIsTTY,
+    progress: globals.progress,
+    quiet: globals.quiet || globals.json,
+  });
+  const doc = await runSync(
+    client,
+    { dir, edition: opts.edition, refresh: opts.refresh === true, dryRun },
+    progress,
+    {
+      planned: (plan, packs) => {
+        reporter.info(
+          `${packs} pack${packs === 1 ? "" : "s"} owned, ${plan.length} pack file${plan.length === 1 ? "" : "s"} (edition ${opts.edition}) to keep in ${dir}`,
+        );
+      },
+      itemStarted: (item, position, count) => {
+        reporter.info(report.itemStartLine(item, position, count));
+      },
+      itemFinished: (result) => {
+        const line = report.itemOutcomeLine(result);
+        if (line !== undefined) reporter.info(line);
+      },
+      notice: (line) => reporter.info(line),
+    },
+  );
+  if (globals.json) {
+    session.printJson(doc);
+  } else {
+    if (dryRun) {
+      const table = report.dryRunTable(doc);
+      if (table !== undefined) session.print(table);
+    }
+    reporter.info(report.summaryLine(doc, dryRun));
+    for (const line of report.failureLines(doc)) reporter.warn(line);
+  }
+  if (doc.summary.failed > 0) throw report.incompleteError(doc);
+}
+
+/** Builds the `packs sync` command. */
+export function packsSyncCommand(open: OpenSession): Command {
+  return new Command("sync")
+    .description(
+      "download every pack you own into DIR (default .) that DIR lacks; for cron jobs and CI",
+    )
+    .argument("[dir]", "directory to keep in sync (created if missing)")
+    .addOption(
+      new Option("--edition <edition>", "which editions to keep")
+        .choices(["standard", "authoring", "all"])
+        .default("standard"),
+    )
+    .option("--refresh", "re-check complete packs with one conditional request each (ETag)")
+    .option("--dry-run", "list what would be downloaded and why; download nothing")
+    .addHelpText(
+      "after",
+      `
+Packs already complete in DIR (per DIR/.svc-dl/state.json, and on disk with the recorded size)
+are skipped without any download request. --edition all adds the authoring edition where a pack
+has one. Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
+revoked key, API disabled, blocked) stops at once with its own exit code; 8 when another run
+holds DIR's lock.
+${examples(
+  "svc-dl packs sync ~/assets",
+  "svc-dl packs sync ~/assets --edition all --refresh",
+  "svc-dl packs sync ~/assets --dry-run",
+  "svc-dl packs sync ./packs --json --quiet > sync-report.json",
+)}`,
+    )
+    .action(async (dir: string | undefined, opts: PacksSyncOptions, cmd: Command) => {
+      await runPacksSync(open(cmd), dir, opts);
+    });
+}

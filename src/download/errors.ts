@@ -1,0 +1,28 @@
+import { FileSystemError } from "../errors/file-system-error.js";
+import { SvcError } from "../errors/svc-error.js";
+
+/**
+ * A download whose bytes are not the file promised: wrong size, an HTML page instead of a ZIP,
+ * a truncated archive (cli-contract "Downloads"). Exit 7, code `corrupt_download`; the engine
+ * has already discarded the partial data.
+ */
+export function corruptDownload(
+  reason: string,
+  response: { httpStatus?: number | null; requestId?: string | null } = {},
+): SvcError {
+  return new SvcError(`corrupt download: ${reason}; nothing was saved`, {
+    code: "corrupt_download",
+    exitCode: 7,
+    httpStatus: response.httpStatus ?? null,
+    requestId: response.requestId ?? null,
+    hint: "Run the same command again; if it keeps failing, report the request id to the service.",
+  });
+}
+
+/** The destination exists and the state file does not record it as ours (exit 8, `file_exists`). */
+export function fileExists(path: string, what = "exists"): FileSystemError {
+  return new FileSystemError(`${path} ${what} and was not downloaded by svc-dl`, {
+    code: "file_exists",
+    hint: "Use --force to overwrite it, or -o to choose another name.",
+  });
+}

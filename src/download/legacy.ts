@@ -1,0 +1,83 @@
+import { readBodyText } from "../api/body.js";
+import type { HttpResponse } from "../api/http.js";
+import { headerValue } from "../api/http.js";
+import { exitCodeForApiCode, hintForApiCode } from "../errors/api-codes.js";
+import { SvcError } from "../errors/svc-error.js";
+
+/** The JSON body of `POST {base_url}/api/download` (spec "POST /api/download (legacy)"). */
+export interface LegacyRequestBody {
+  licenseKey: string;
+  packSlug?: string;
+  assetSlug?: string;
+  edition?: "authoring";
+}
+
+/**
+ * Builds the denial error of the legacy endpoint, whose shape the spec does not show
+ * (cli-contract `legacy get`): the HTTP status, any JSON error code (`error.code`, `code`, or a
+ * string `error`) with its message, else a short sanitized excerpt of the body, and the
+ * `x-request-id`. The license key is scrubbed from everything. Exit code by the code when the
+ * spec knows it, else by status (401/403 → 4, 404/410 → 5, 429 → 6, else 7).
+ */
+export async function legacyDenial(res: HttpResponse, licenseKey: string): Promise<SvcError> {
+  const { text } = await readBodyText(res.body, 16 * 1024);
+  let code: string | undefined;
+  let serviceMessage: string | undefined;
+  try {
+    const json = JSON.parse(text) as Record<string, unknown>;
+    const error = json.error;
+    if (error && typeof error === "object") {
+      const e = error as Record<string, unknown>;
+      if (typeof e.code === "string") code = e.code;
+      if (typeof e.message === "string") serviceMessage = e.message;
+    } else if (typeof error === "string") {
+      code = error;
+    }
+    if (code === undefined && typeof json.code === "string") code = json.code;
+    if (serviceMessage === undefined && typeof json.message === "string")
+      serviceMessage = json.message;
+  } catch {
+    // not JSON: an excerpt is shown instead
+  }
+  const safeCode = code !== undefined ? sanitize(code, licenseKey).slice(0, 64) : undefined;
+  let detail: string;
+  if (safeCode !== undefined) {
+    detail = serviceMessage ? `: ${sanitize(serviceMessage, licenseKey).slice(0, 200)}` : "";
+  } else {
+    const type =
+      headerValue(res.headers, "content-type")?.split(";")[0]?.trim() || "no content type";
+    const excerpt = sanitize(text.replace(/<[^>]*>/g, " "), licenseKey).slice(0, 120);
+    detail = excerpt ? ` (${type}: "${excerpt}")` : ` (${type}, empty body)`;
+  }
+  const requestId = headerValue(res.headers, "x-request-id") ?? null;
+  return new SvcError(`legacy download refused with HTTP ${res.status}${detail}`, {
+    code: safeCode ?? "legacy_denied",
+    exitCode: exitCodeForApiCode(safeCode ?? "", res.status),
+    httpStatus: res.status,
+    requestId: requestId !== null ? sanitize(requestId, licenseKey).slice(0, 64) : null,
+    hint:
+      (safeCode !== undefined ? hintForApiCode(safeCode) : undefined) ??
+      "Check that the license key belongs to this pack (or to lifetime access) and that its order is paid; quote the request id to support.",
+  });
+}
+
+/** One line of text with control characters and the license key removed. */
+export function sanitize(text: string, licenseKey: string): string {
+  let out = text
+    .replace(/\p{Cc}+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (licenseKey.length >= 4) out = out.split(licenseKey).join("[license key]");
+  return out;
+}
+
+/** Removes the license key from an error's message and hint before it is printed. */
+export function scrubError(err: unknown, licenseKey: string): unknown {
+  if (licenseKey.length < 4 || !(err instanceof Error)) return err;
+  if (err.message.includes(licenseKey))
+    err.message = err.message.split(licenseKey).join("[license key]");
+  if (err instanceof SvcError && err.hint?.includes(licenseKey)) {
+    (err as { hint: string | undefined }).hint = err.hint.split(licenseKey).join("[license key]");
+  }
+  return err;
+}

@@ -1,0 +1,116 @@
+import type { HttpClient, HttpResponse } from "../api/http.js";
+import type { SvcError } from "../errors/svc-error.js";
+import { UsageError } from "../errors/usage-error.js";
+import { createProgress } from "../io/progress.js";
+import type { Session } from "../session.js";
+import { resolveDestination } from "./destination.js";
+import {
+  type DownloadResult,
+  type DownloadSource,
+  downloadItem,
+  interruptedReason,
+} from "./engine.js";
+import { acquireDirLock } from "./lock.js";
+import type { ItemRef } from "./state.js";
+import { downloadToStream } from "./stdout.js";
+
+/** The `--json` document of `pack get`, `asset get`, `legacy get` (cli-contract "JSON documents"). */
+export interface GetJsonDocument {
+  kind: "pack" | "asset";
+  slug: string;
+  edition: "standard" | "authoring" | null;
+  path: string;
+  bytes: number;
+  sha256: string;
+  etag: string | null;
+  status: "downloaded" | "resumed" | "up-to-date";
+  resumed_from: number;
+}
+
+/** Builds the `--json` document of a finished download. */
+export function toJsonDocument(result: DownloadResult): GetJsonDocument {
+  return {
+    kind: result.kind,
+    slug: result.slug,
+    edition: result.edition,
+    path: result.path,
+    bytes: result.bytes,
+    sha256: result.sha256,
+    etag: result.etag,
+    status: result.status,
+    resumed_from: result.resumedFrom,
+  };
+}
+
+/** What one `get` command downloads and where. */
+export interface GetRequest {
+  item: ItemRef;
+  /** The request, or a function that finds it (called once the directory is locked). */
+  source: DownloadSource | (() => Promise<DownloadSource>);
+  /** `-o PATH` as given. */
+  output: string | undefined;
+  force: boolean;
+  errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
+}
+
+/**
+ * Runs one download for a `get` command: resolves `-o`, picks the progress output, locks the
+ * directory (before `source` is resolved, so a locked directory costs no request), calls the
+ * engine (or streams to stdout for `-o -`), then prints the result: `--json` → the contract's
+ * document on stdout; otherwise the final path on stdout (nothing for `-o -`), with the
+ * per-file line on stderr. Throws UsageError when `-o -` is combined with `--json` (both
+ * would use stdout), and whatever the engine throws.
+ */
+export async function runGet(
+  session: Session,
+  client: HttpClient,
+  req: GetRequest,
+): Promise<DownloadResult> {
+  const { ctx, globals } = session;
+  const destination = resolveDestination(req.output, ctx.cwd);
+  if (destination.kind === "stdout" && globals.json) {
+    throw new UsageError("-o - and --json both need stdout; use one of them", {
+      hint: "Write the file with -o PATH to get the --json document.",
+    });
+  }
+  const progress = await createProgress({
+    stderr: ctx.io.stderr,
+    isTTY: ctx.io.stderrIsTTY,
+    progress: globals.progress,
+    quiet: globals.quiet || globals.json,
+  });
+  const onNotice = (line: string): void => session.reporter.info(line);
+  // Lock first, so a second run on the same directory stops before any request.
+  const lock = destination.kind === "file" ? await acquireDirLock(destination.dir) : undefined;
+  let result: DownloadResult;
+  try {
+    const source = typeof req.source === "function" ? await req.source() : req.source;
+    const common = {
+      ...req.item,
+      source,
+      progress,
+      onNotice,
+      ...(req.errorFromResponse ? { errorFromResponse: req.errorFromResponse } : {}),
+    };
+    if (destination.kind === "stdout") {
+      result = await downloadToStream(client, { ...common, out: ctx.io.stdout });
+    } else {
+      result = await downloadItem(client, {
+        ...common,
+        dir: destination.dir,
+        ...(destination.fileName !== undefined ? { fileName: destination.fileName } : {}),
+        force: req.force,
+        lock: false,
+      });
+    }
+  } catch (err) {
+    if (client.signal?.aborted) throw interruptedReason(client.signal);
+    throw err;
+  } finally {
+    progress.stop();
+    await lock?.release();
+  }
+  if (globals.json) session.printJson(toJsonDocument(result));
+  else if (destination.kind !== "stdout") session.print(result.path);
+  return result;
+}

@@ -1,0 +1,121 @@
+import { SvcError } from "../errors/svc-error.js";
+import { formatBytes } from "../io/progress-format.js";
+import { renderTable } from "../io/table.js";
+import type { PlannedItem } from "./plan.js";
+import { wouldFetch } from "./summary.js";
+import type { SyncDocument, SyncItemResult } from "./types.js";
+
+/**
+ * Human lines of `packs sync` (cli-contract "Streams and output": all on stderr except the
+ * `--dry-run` list, which is the command's data). Plain text: no escape sequences, so cron logs
+ * stay clean; the file bar itself is the engine's progress (src/io/progress*.ts).
+ */
+
+/** `pack 3/12  low-poly-forest (authoring): new`, printed above the file bar. */
+export function itemStartLine(item: PlannedItem, position: number, count: number): string {
+  const what = item.action === "revalidate" ? "checking for changes" : item.reason;
+  return `pack ${position}/${count}  ${label(item.target)}: ${what}`;
+}
+
+/** The line after an item that the engine's progress does not already describe, if any. */
+export function itemOutcomeLine(result: SyncItemResult): string | undefined {
+  if (result.status === "unavailable") return `  ${label(result)}: no authoring edition`;
+  if (result.status === "failed" && result.error)
+    return `  ${label(result)}: failed, ${errorFacts(result)}`;
+  return undefined;
+}
+
+/** The closing line of a run (or dry run). */
+export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
+  const counts = countBy(doc.items);
+  const files = doc.items.length;
+  if (dryRun) {
+    const fetch = wouldFetch(doc.items);
+    const parts = [
+      `${fetch.length} would be downloaded`,
+      `${counts.complete + counts.upToDate} up to date`,
+    ];
+    if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
+    if (counts.failed > 0) parts.push(`${counts.failed} failed`);
+    return `dry run of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}; nothing was written`;
+  }
+  const parts = [`${doc.summary.downloaded} downloaded`, `${doc.summary.up_to_date} up to date`];
+  if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
+  parts.push(`${doc.summary.failed} failed`);
+  const moved = doc.items
+    .filter((i) => i.status === "downloaded" || i.status === "resumed")
+    .reduce((n, i) => n + (i.bytes ?? 0), 0);
+  const size = moved > 0 ? ` (${formatBytes(moved)})` : "";
+  return `sync of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}${size}`;
+}
+
+/** One line per failed item: slug, edition, code, message, HTTP status, request id. */
+export function failureLines(doc: SyncDocument): string[] {
+  return doc.items
+    .filter((i) => i.status === "failed" && i.error)
+    .map((i) => `failed: ${label(i)}: ${errorFacts(i)}`);
+}
+
+/** The `--dry-run` list for stdout: what would be fetched and why, or undefined when nothing. */
+export function dryRunTable(doc: SyncDocument): string | undefined {
+  const rows = wouldFetch(doc.items).map((i) => [i.slug, i.edition, i.reason ?? ""]);
+  if (rows.length === 0) return undefined;
+  return renderTable(["SLUG", "EDITION", "REASON"], rows);
+}
+
+/** Most failed items named in the closing error line (the `failed:` lines and `--json` list all). */
+const MAX_NAMED = 10;
+
+/**
+ * The error that ends a run with failed items: exit 1, code `sync_incomplete`, naming each
+ * failed item (the first ten) with its code and request id (cli-contract "Exit codes": 1 = `packs sync`
+ * finished with some items failed).
+ */
+export function incompleteError(doc: SyncDocument): SvcError {
+  const failed = doc.items.filter((i) => i.status === "failed");
+  const named = failed
+    .slice(0, MAX_NAMED)
+    .map(
+      (i) =>
+        `${label(i)} ${i.error?.code ?? "failed"}${i.error?.request_id ? ` (request id ${i.error.request_id})` : ""}`,
+    );
+  if (failed.length > MAX_NAMED) named.push(`and ${failed.length - MAX_NAMED} more`);
+  const list = named.join("; ");
+  return new SvcError(
+    `${failed.length} of ${doc.items.length} pack file${doc.items.length === 1 ? "" : "s"} failed: ${list}`,
+    {
+      code: "sync_incomplete",
+      exitCode: 1,
+      hint: "Every other pack was synced. Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
+    },
+  );
+}
+
+function label(item: { slug: string; edition: string }): string {
+  return `${item.slug} (${item.edition})`;
+}
+
+function errorFacts(item: SyncItemResult): string {
+  const e = item.error;
+  if (!e) return "unknown failure";
+  const facts = [`code ${e.code}`];
+  if (e.http_status !== null) facts.push(`HTTP ${e.http_status}`);
+  facts.push(`request id ${e.request_id ?? "none"}`);
+  return `${e.message} (${facts.join(", ")})`;
+}
+
+function countBy(items: readonly SyncItemResult[]): {
+  complete: number;
+  upToDate: number;
+  unavailable: number;
+  failed: number;
+} {
+  const c = { complete: 0, upToDate: 0, unavailable: 0, failed: 0 };
+  for (const i of items) {
+    if (i.status === "skipped" && i.reason === "already complete") c.complete += 1;
+    else if (i.status === "up-to-date") c.upToDate += 1;
+    else if (i.status === "unavailable") c.unavailable += 1;
+    else if (i.status === "failed") c.failed += 1;
+  }
+  return c;
+}

@@ -1,0 +1,222 @@
+import { join } from "node:path";
+import type { HttpClient } from "../api/http.js";
+import { listPacks } from "../api/list-packs.js";
+import { downloadItem } from "../download/engine.js";
+import { acquireDirLock, type DirLock } from "../download/lock.js";
+import { checkUpstream } from "../download/revalidate.js";
+import { readState } from "../download/state.js";
+import { ResponseError } from "../errors/response-error.js";
+import type { SvcError } from "../errors/svc-error.js";
+import type { FileProgress } from "../io/progress.js";
+import { classifyFailure, itemError } from "./failure.js";
+import { type PlannedItem, planSync } from "./plan.js";
+import { summarize } from "./summary.js";
+import { syncTargets } from "./targets.js";
+import type {
+  EditionChoice,
+  SyncDocument,
+  SyncItemError,
+  SyncItemResult,
+  SyncReason,
+  SyncStatus,
+} from "./types.js";
+import { readUnavailableMemo, writeUnavailableMemo } from "./unavailable-memo.js";
+
+/** Options of {@link runSync}. */
+export interface SyncOptions {
+  /** DIR, absolute; created on the first download if missing. */
+  dir: string;
+  /** `--edition` (default `standard`). */
+  edition: EditionChoice;
+  /** `--refresh`: one conditional request (`If-None-Match`) per complete item. */
+  refresh: boolean;
+  /** `--dry-run`: no download, no lock, nothing written; with `refresh` the conditional requests are still made. */
+  dryRun: boolean;
+}
+
+/** What a sync tells its caller while it runs (human output lives in the command). */
+export interface SyncObserver {
+  /** The packs were listed and every item planned; `packs` is the number of owned packs. */
+  planned?(plan: readonly PlannedItem[], packs: number): void;
+  /**
+   * An item that needs a request starts: `position` (1-based) among the `count` items that
+   * need one, for the "pack 3/12" line.
+   */
+  itemStarted?(item: PlannedItem, position: number, count: number): void;
+  /** An item is settled (every item, in plan order; failed items included). */
+  itemFinished?(result: SyncItemResult, item: PlannedItem): void;
+  /** A notice for stderr (restarts, refreshed CDN links). */
+  notice?(line: string): void;
+}
+
+/**
+ * `packs sync` (cli-contract "packs sync", issue 6): makes DIR hold every owned pack edition.
+ *
+ * 1. Locks DIR (`<dir>/.svc-dl/lock`, exit 8 `locked` at once if another run holds it) unless
+ *    `dryRun`. The lock is taken before any request, so an overlapping run touches nothing.
+ * 2. Lists every owned pack (all pages, read budget) and plans each edition from the state
+ *    file: complete items are skipped with no request; missing, truncated and new ones fetched.
+ * 3. Works through the items one at a time with the one download engine
+ *    (src/download/engine.ts `downloadItem`, with the lock held here), which resumes partial
+ *    data, checks size and format, records SHA-256 and ETag, and paces itself by the download
+ *    budget's rate-limit headers. With `refresh`, complete items get one conditional request
+ *    (the engine's `If-None-Match`; the body of an unchanged file is never read; a changed one
+ *    is downloaded afresh and replaces the old file only once complete). With `dryRun`, no
+ *    download is made; with `dryRun` and `refresh`, `checkUpstream` makes the conditional
+ *    request only, so "changed upstream" can be reported.
+ *
+ * Returns the `--json` document. Item-level failures are items with status `failed`.
+ * Throws (ending the run at once, lock released): the listing's errors; FileSystemError
+ * `locked`; for an item, every failure {@link classifyFailure} calls `stop` (account-level
+ * codes, `insufficient_scope`, `rate_limited`, interruption, local file-system failures).
+ */
+export async function runSync(
+  client: HttpClient,
+  opts: SyncOptions,
+  progress: FileProgress,
+  observer: SyncObserver = {},
+): Promise<SyncDocument> {
+  const lock: DirLock | undefined = opts.dryRun ? undefined : await acquireDirLock(opts.dir);
+  try {
+    const packs = await listPacks(client);
+    const memo =
+      opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
+    const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
+      refresh: opts.refresh,
+      noAuthoring: memo,
+    });
+    observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);
+    const count = plan.filter((p) => needsRequest(p, opts)).length;
+    let position = 0;
+    const items: SyncItemResult[] = [];
+    for (const item of plan) {
+      if (needsRequest(item, opts)) observer.itemStarted?.(item, ++position, count);
+      const result = await settle(client, item, opts, progress, observer);
+      items.push(result);
+      observer.itemFinished?.(result, item);
+    }
+    if (!opts.dryRun && opts.edition !== "standard") {
+      await rememberUnavailable(opts.dir, memo, items);
+    }
+    return { dir: opts.dir, items, summary: summarize(items) };
+  } finally {
+    await lock?.release();
+  }
+}
+
+/**
+ * Updates `<dir>/.svc-dl/sync-unavailable.json` from this run's authoring items: adds packs the
+ * service answered `file_unavailable` for, drops packs whose authoring edition now downloaded
+ * or was re-checked. Written only when something changed.
+ */
+async function rememberUnavailable(
+  dir: string,
+  memo: ReadonlyMap<string, string>,
+  items: readonly SyncItemResult[],
+): Promise<void> {
+  const next = new Map(memo);
+  const now = new Date().toISOString();
+  for (const item of items) {
+    if (item.edition !== "authoring") continue;
+    if (item.status === "unavailable") {
+      if (!next.has(item.slug)) next.set(item.slug, now);
+    } else if (item.status !== "failed") {
+      next.delete(item.slug);
+    }
+  }
+  const same = next.size === memo.size && [...next.keys()].every((slug) => memo.has(slug));
+  if (!same) await writeUnavailableMemo(dir, next);
+}
+
+/** Whether an item makes a request in this run (and so gets a "pack N/M" line). */
+function needsRequest(item: PlannedItem, opts: SyncOptions): boolean {
+  if (item.action === "revalidate") return true;
+  return item.action === "fetch" && !opts.dryRun;
+}
+
+/** Settles one item: its result, or a throw for failures that stop the run. */
+async function settle(
+  client: HttpClient,
+  item: PlannedItem,
+  opts: SyncOptions,
+  progress: FileProgress,
+  observer: SyncObserver,
+): Promise<SyncItemResult> {
+  const { target, recorded } = item;
+  const recordedPath = recorded ? join(opts.dir, recorded.file) : null;
+  const result = (
+    status: SyncStatus,
+    reason: SyncReason | null,
+    file: FileFacts = {},
+    error: SyncItemError | null = null,
+  ): SyncItemResult => ({
+    slug: target.slug,
+    edition: target.edition,
+    status,
+    reason,
+    path: file.path ?? null,
+    bytes: file.bytes ?? null,
+    sha256: file.sha256 ?? null,
+    error,
+  });
+  const recordedFacts: FileFacts = recorded
+    ? { path: recordedPath, bytes: recorded.size, sha256: recorded.sha256 }
+    : {};
+
+  if (item.action === "unavailable") return result("unavailable", item.reason);
+  if (item.action === "skip") return result("skipped", item.reason, recordedFacts);
+  if (item.action === "fetch" && opts.dryRun) {
+    return result("skipped", item.reason, { path: recordedPath });
+  }
+  try {
+    const source = { url: sourceUrl(target.url, target.slug) };
+    if (opts.dryRun && recorded) {
+      const check = await checkUpstream(client, source, recorded);
+      return check.status === "unchanged"
+        ? result("up-to-date", "unchanged upstream", recordedFacts)
+        : result("skipped", "changed upstream", { path: recordedPath });
+    }
+    const done = await downloadItem(client, {
+      kind: "pack",
+      slug: target.slug,
+      edition: target.edition,
+      source,
+      dir: opts.dir,
+      revalidate: item.action === "revalidate",
+      progress,
+      lock: false,
+      onNotice: (line) => observer.notice?.(line),
+    });
+    const facts: FileFacts = { path: done.path, bytes: done.bytes, sha256: done.sha256 };
+    const revalidated = item.action === "revalidate";
+    if (done.status === "up-to-date") {
+      return result("up-to-date", revalidated ? "unchanged upstream" : "already complete", facts);
+    }
+    return result(done.status, revalidated ? "changed upstream" : item.reason, facts);
+  } catch (err) {
+    const handling = classifyFailure(err, target.edition);
+    if (handling === "stop") throw err;
+    if (handling === "unavailable") return result("unavailable", "no authoring edition");
+    return result("failed", item.reason, {}, itemError(err as SvcError));
+  }
+}
+
+/** What is known of an item's file. */
+interface FileFacts {
+  path?: string | null;
+  bytes?: number;
+  sha256?: string;
+}
+
+/** The pack record's download URL as a URL; an unusable one is a spec violation (exit 7) of this item. */
+function sourceUrl(url: string | undefined, slug: string): URL {
+  try {
+    if (url !== undefined) return new URL(url);
+  } catch {
+    // reported below
+  }
+  throw new ResponseError(`the pack record of ${slug} has no usable download URL`, {
+    httpStatus: null,
+    requestId: null,
+  });
+}

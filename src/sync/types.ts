@@ -1,0 +1,92 @@
+/**
+ * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"; issue 6). Types only:
+ * no runtime code, so command files may import them with `import type`.
+ */
+
+/** A pack edition as the service names it (spec "Other resources": Edition). */
+export type PackEdition = "standard" | "authoring";
+
+/** `--edition`: which editions a sync keeps in DIR. `all` = standard, plus authoring where the pack has one. */
+export type EditionChoice = "standard" | "authoring" | "all";
+
+/**
+ * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
+ * DIR), `missing locally` (recorded, file gone), `size differs` (recorded, file has another
+ * size, e.g. truncated), `changed upstream` (only known with `--refresh`: the service announced
+ * a new ETag).
+ */
+export type FetchReason = "new" | "missing locally" | "size differs" | "changed upstream";
+
+/**
+ * Why an item is not fetched: `already complete` (recorded and on disk with the recorded size; no
+ * request), `unchanged upstream` (`--refresh`: 304 or the same ETag), `no authoring edition`
+ * (the pack has none: no `downloads.authoring`, or the service answered `file_unavailable`).
+ */
+export type KeepReason = "already complete" | "unchanged upstream" | "no authoring edition";
+
+/** The `reason` of an item in the `--json` document. */
+export type SyncReason = FetchReason | KeepReason;
+
+/**
+ * The `status` of an item (cli-contract "JSON documents"):
+ * - `downloaded` / `resumed`: fetched now (resumed from partial data of an earlier run);
+ * - `up-to-date`: checked upstream with a conditional request and unchanged (`--refresh`);
+ * - `skipped`: not fetched and no download request made: complete in DIR, or (`--dry-run`)
+ *   the item that would be fetched, with the reason why;
+ * - `unavailable`: the pack has no authoring edition (not a failure);
+ * - `failed`: an item-level failure; `error` says which.
+ */
+export type SyncStatus =
+  | "downloaded"
+  | "resumed"
+  | "up-to-date"
+  | "skipped"
+  | "unavailable"
+  | "failed";
+
+/** One pack edition a sync looks after: the slug, the edition and its URL from the pack record. */
+export interface SyncTarget {
+  slug: string;
+  edition: PackEdition;
+  /** `downloads.bundle` or `downloads.authoring` of the pack record, used as given (spec "Pack"); undefined when the record has no such URL. */
+  url: string | undefined;
+}
+
+/** The `error` of a failed item: the same fields as the contract's `--json` error document. */
+export interface SyncItemError {
+  code: string;
+  message: string;
+  http_status: number | null;
+  request_id: string | null;
+}
+
+/** One item of the `packs sync --json` document (cli-contract "JSON documents"). */
+export interface SyncItemResult {
+  slug: string;
+  edition: PackEdition;
+  status: SyncStatus;
+  /** Why it was (or would be) fetched, or why not; null only when nothing is known. */
+  reason: SyncReason | null;
+  /** Absolute path of the file in DIR, when there is (or was recorded) one. */
+  path: string | null;
+  /** File size in bytes, when known. */
+  bytes: number | null;
+  /** Lower-case hex SHA-256 of the file, when known. */
+  sha256: string | null;
+  error: SyncItemError | null;
+}
+
+/** Counts of the `summary` member: `up_to_date` counts `up-to-date` and `skipped` complete items. */
+export interface SyncSummary {
+  downloaded: number;
+  up_to_date: number;
+  failed: number;
+}
+
+/** The whole `packs sync --json` document: `{dir, items, summary}`. */
+export interface SyncDocument {
+  /** DIR, absolute. */
+  dir: string;
+  items: SyncItemResult[];
+  summary: SyncSummary;
+}

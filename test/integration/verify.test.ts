@@ -1,0 +1,73 @@
+import { appendFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { runCli } from "../helpers/cli.js";
+import { envFor, tempDir } from "./download-helpers.js";
+
+let mock: MockService;
+beforeAll(async () => {
+  mock = await startMockService({ packSize: 64 * 1024, assetSize: 16 * 1024 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+async function fill(dir: string): Promise<{ pack: string; asset: string; authoring: string }> {
+  const env = envFor(mock);
+  const p = await runCli(["pack", "get", "low-poly-forest"], { env, cwd: dir });
+  const a = await runCli(["asset", "get", "forest-pine-tree"], { env, cwd: dir });
+  const b = await runCli(["pack", "get", "low-poly-forest", "--edition", "authoring"], {
+    env,
+    cwd: dir,
+  });
+  expect([p.code, a.code, b.code]).toEqual([0, 0, 0]);
+  return { pack: p.stdout.trim(), asset: a.stdout.trim(), authoring: b.stdout.trim() };
+}
+
+describe("verify", () => {
+  it("reports every recorded file ok and exits 0, offline", async () => {
+    const dir = tempDir();
+    const files = await fill(dir);
+    mock.clearLog();
+    const r = await runCli(["verify", dir], { env: { SVC_BASE_URL: "http://127.0.0.1:9" } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`ok       ${files.pack}`);
+    expect(r.stdout).toContain(`ok       ${files.asset}`);
+    expect(r.stderr).toContain("3 recorded files: 3 ok, 0 changed, 0 missing");
+    expect(mock.requests.length).toBe(0);
+  });
+
+  it("lists changed and missing files and exits 1; --json per the contract", async () => {
+    const dir = tempDir();
+    const files = await fill(dir);
+    appendFileSync(files.pack, "x");
+    rmSync(files.asset);
+    const r = await runCli(["verify"], { env: {}, cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`changed  ${files.pack}`);
+    expect(r.stdout).toContain(`missing  ${files.asset}`);
+    expect(r.stdout).toContain(`ok       ${files.authoring}`);
+    const j = await runCli(["verify", ".", "--json"], { env: {}, cwd: dir });
+    expect(j.code).toBe(1);
+    const doc = JSON.parse(j.stdout);
+    expect(doc.dir).toBe(dir);
+    const byPath = Object.fromEntries(
+      (doc.items as { path: string; status: string; sha256: string | null }[]).map((i) => [
+        i.path,
+        i,
+      ]),
+    );
+    expect(byPath[files.pack]?.status).toBe("changed");
+    expect(byPath[files.pack]?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(byPath[files.asset]).toEqual({ path: files.asset, status: "missing", sha256: null });
+    expect(byPath[files.authoring]?.status).toBe("ok");
+    expect(Object.keys(doc).sort()).toEqual(["dir", "items"]);
+  });
+
+  it("exits 8 for a directory svc-dl never downloaded into", async () => {
+    const r = await runCli(["verify", join(tempDir(), ".")], { env: {} });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain("no_state");
+  });
+});
