@@ -54,7 +54,23 @@ export interface RequestSpec {
   budget?: Budget;
   /** Whether to send the API key (only ever to the service origin). Default true. */
   authenticate?: boolean;
+  /**
+   * Replaces undici's `request()` for requests to other origins than the service (the CDN),
+   * unless a dispatcher was injected: the download engine's socket transport (issue 7).
+   */
+  transport?: Transport;
 }
+
+/** A replacement for undici's `request()` for one request (see {@link RequestSpec.transport}). */
+export type Transport = (
+  url: URL,
+  init: {
+    method: "GET" | "POST";
+    headers: Record<string, string>;
+    body?: string;
+    signal?: AbortSignal;
+  },
+) => Promise<{ statusCode: number; headers: ResponseHeaders; body: unknown }>;
 
 /** A response whose body is still to be read (or discarded) by the caller. */
 export interface HttpResponse {
@@ -171,15 +187,20 @@ export class HttpClient {
       headers.authorization = `Bearer ${this.#opts.apiKey()}`;
     }
     const started = this.clock.now();
-    let res: Dispatcher.ResponseData;
+    let res: Pick<Dispatcher.ResponseData, "statusCode" | "headers" | "body">;
     try {
-      res = await request(spec.url, {
+      const init = {
         method,
         headers,
-        dispatcher: this.#dispatcher,
         ...(spec.body !== undefined && method === "POST" ? { body: spec.body } : {}),
         ...(this.signal ? { signal: this.signal } : {}),
-      });
+      };
+      if (spec.transport && !toService && !this.#opts.dispatcher) {
+        const direct = await spec.transport(spec.url, init);
+        res = { ...direct, body: direct.body as ResponseBody };
+      } else {
+        res = await request(spec.url, { ...init, dispatcher: this.#dispatcher });
+      }
     } catch (err) {
       this.#throwIfAborted();
       this.#log(method, spec.url, "ERR", requestId, started, undefined);

@@ -26,7 +26,8 @@ export function keyPreview(value: string): string {
 
 /**
  * Resolves the API key: `SVC_API_KEY`, else the key stored for this service origin.
- * Throws UsageError (exit 2) when the value is a license key, and SvcError `no_api_key`
+ * Throws UsageError (exit 2) when the value is a license key or cannot be sent (see
+ * {@link assertSendableKey}), and SvcError `no_api_key`
  * (exit 3) when there is none.
  */
 export function resolveApiKey(sources: {
@@ -57,5 +58,23 @@ export function resolveApiKey(sources: {
       },
     );
   }
+  assertSendableKey(candidate.value, candidate.source === "env" ? "SVC_API_KEY" : "the stored key");
   return candidate;
+}
+
+/**
+ * Refuses a key that cannot travel in an HTTP header: anything but visible ASCII (a space or
+ * line break inside it, a non-ASCII character from a copy-paste). Sent anyway, such a key makes
+ * the HTTP layer fail before any request, which would read as a network failure (exit 7, with
+ * retries). Throws UsageError (exit 2, code `malformed_api_key`); the message never shows the key.
+ */
+export function assertSendableKey(value: string, where: string): void {
+  if (/^[\x21-\x7e]+$/.test(value)) return;
+  throw new UsageError(
+    `${where} contains spaces, line breaks or non-ASCII characters: it is not an API key`,
+    {
+      code: "malformed_api_key",
+      hint: "Copy the key again exactly as shown when it was created (svc_live_…, letters, digits and _ only).",
+    },
+  );
 }

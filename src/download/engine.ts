@@ -1,4 +1,4 @@
-import { renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { HttpClient, HttpResponse, RequestSpec } from "../api/http.js";
 import { headerValue } from "../api/http.js";
@@ -10,6 +10,7 @@ import type { FileOutcome, FileProgress } from "../io/progress.js";
 import { parseContentLength, parseContentRange } from "./content-range.js";
 import { corruptDownload, fileExists } from "./errors.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
+import { directRequest } from "./http1.js";
 import { acquireDirLock, type DirLock } from "./lock.js";
 import { fallbackFileName, nameFromContentDisposition } from "./names.js";
 import {
@@ -188,6 +189,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
       method: opts.source.method ?? "GET",
       headers,
       budget: "download",
+      transport: directRequest,
       ...(opts.source.body !== undefined ? { body: opts.source.body } : {}),
       ...(opts.source.authenticate === false ? { authenticate: false } : {}),
     };
@@ -208,6 +210,8 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
 
     if (res.status === 416) {
       const range = parseContentRange(headerValue(res.headers, "content-range"));
+      // Without partial data there was no Range: the service's own error (its body is read).
+      if (!partial) throw await errorFor(client, opts, res);
       dropBody(res.body);
       if (
         partial &&
@@ -232,14 +236,11 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
           response: res,
         });
       }
-      if (partial) {
-        notice(`the service refused to resume ${item.slug} (HTTP 416); starting over`);
-        removePartial(paths);
-        chainStart = undefined;
-        if (++restarts > MAX_RESTARTS) throw tooManyRestarts(res);
-        continue;
-      }
-      throw await errorFor(client, opts, res);
+      notice(`the service refused to resume ${item.slug} (HTTP 416); starting over`);
+      removePartial(paths);
+      chainStart = undefined;
+      if (++restarts > MAX_RESTARTS) throw tooManyRestarts(res);
+      continue;
     }
 
     if ((res.status === 403 || res.status === 410) && res.url.origin !== client.serviceOrigin) {
@@ -470,12 +471,6 @@ async function finishComplete(
     });
   }
   const finalPath = join(opts.dir, done.name);
-  try {
-    renameSync(paths.data, finalPath);
-  } catch (err) {
-    throw fsError(`cannot move the download to ${finalPath}`, err);
-  }
-  rmSync(paths.meta, { force: true });
   const state = readState(opts.dir);
   state.items[done.name] = {
     ...item,
@@ -485,7 +480,19 @@ async function finishComplete(
     sha256: done.sha256,
     completed_at: new Date().toISOString(),
   };
-  await writeState(opts.dir, state);
+  // A new file is recorded before it appears: a run killed between rename and record would
+  // leave a complete file the next run refuses as not ours (file_exists). Killed before the
+  // rename, the record names a missing file and the complete part finishes via 416. A file
+  // being replaced is recorded after, so an old record never vouches for new bytes.
+  const replacing = existsSync(finalPath);
+  if (!replacing) await writeState(opts.dir, state);
+  try {
+    renameSync(paths.data, finalPath);
+  } catch (err) {
+    throw fsError(`cannot move the download to ${finalPath}`, err);
+  }
+  rmSync(paths.meta, { force: true });
+  if (replacing) await writeState(opts.dir, state);
   const status: FileOutcome = done.resumedFrom > 0 ? "resumed" : "downloaded";
   opts.progress.done({
     name: done.name,

@@ -79,8 +79,11 @@ export async function acquireDirLock(dir: string): Promise<DirLock> {
     async release() {
       if (released) return;
       released = true;
-      rmSync(ownerPath, { force: true });
+      // Lock first, owner record second: a run killed in between leaves only a record naming a
+      // dead pid, which the next run overwrites. The other order left a lock without an owner,
+      // which no run may take over early (exit 8 `locked` for 10 s).
       await release().catch(() => undefined);
+      if (readOwner(ownerPath)?.pid === process.pid) rmSync(ownerPath, { force: true });
     },
   };
 }

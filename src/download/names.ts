@@ -34,7 +34,8 @@ export function validateSlug(slug: string, what = "slug"): string {
  * (cli-contract "Downloads"): only the part after the last `/` or `\`; control characters,
  * characters Windows refuses (`<>:"|?*`) and bidi controls removed; leading dots and
  * surrounding spaces stripped (no `.`/`..`, no hidden files); cut to 200 UTF-8 bytes keeping
- * the extension. Returns undefined when nothing usable is left.
+ * the extension; a Windows device name (`CON`, `NUL.txt`, `COM1`…) prefixed with `_`. Returns
+ * undefined when nothing usable is left.
  */
 export function safeBaseName(raw: string): string | undefined {
   const lastPart = raw.split(/[/\\]/).pop() ?? "";
@@ -47,8 +48,13 @@ export function safeBaseName(raw: string): string | undefined {
     .replace(/[.\s]+$/, "");
   if (name === "" || name === "." || name === "..") return undefined;
   if (Buffer.byteLength(name) > MAX_NAME_BYTES) name = truncateKeepingExtension(name);
+  // A Windows device name (with any extension) would write to the device, not to a file.
+  if (WINDOWS_DEVICE.test(name)) name = `_${name}`;
   return name === "" ? undefined : name;
 }
+
+/** `CON`, `PRN`, `AUX`, `NUL`, `COM0-9`, `LPT0-9` (and ¹²³), `CONIN$`, `CONOUT$`, any extension. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
 
 function truncateKeepingExtension(name: string): string {
   const dot = name.lastIndexOf(".");

@@ -1,4 +1,5 @@
 import type { ResponseBody } from "../api/body.js";
+import { DirectBody } from "./http1.js";
 import type { HashingFileWriter } from "./writer.js";
 
 /** Why a body transfer stopped early. `network`: the connection failed; `overflow`: more bytes than announced. */
@@ -12,9 +13,11 @@ export class PumpError extends Error {
 }
 
 /**
- * Streams a response body into `writer` from `'data'` events: each chunk is hashed and written
- * synchronously before the next one is taken, so nothing accumulates in memory (the socket is
- * read only as fast as the disk takes it). `limit` (bytes in the file) stops a body that sends
+ * Streams a response body into `writer`: a {@link DirectBody} (the socket transport) through
+ * its synchronous sink, straight from the reused socket read buffer; any other body from
+ * `'data'` events. Each chunk is hashed and written synchronously before the next one is
+ * taken, so nothing accumulates in memory (the socket is read only as fast as the disk takes
+ * it). `limit` (bytes in the file) stops a body that sends
  * more than announced. Resolves at the body's end. Rejects with PumpError (`network`,
  * `overflow`) or the writer's FileSystemError; the body is destroyed on any failure.
  */
@@ -23,12 +26,13 @@ export function pumpToWriter(
   writer: HashingFileWriter,
   opts: { limit: number | undefined; onBytes: (n: number) => void },
 ): Promise<void> {
+  const direct = body instanceof DirectBody ? body : undefined;
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (err: unknown): void => {
       if (settled) return;
       settled = true;
-      body.removeListener("data", onData);
+      if (!direct) body.removeListener("data", onData);
       body.on("error", () => undefined);
       body.destroy();
       reject(err);
@@ -57,7 +61,7 @@ export function pumpToWriter(
       fail(new PumpError("network", "connection lost before the download started", cause));
       return;
     }
-    body.on("data", onData);
+    if (!direct) body.on("data", onData);
     body.once("end", () => {
       if (settled) return;
       settled = true;
@@ -69,6 +73,7 @@ export function pumpToWriter(
     body.once("close", () => {
       fail(new PumpError("network", "connection closed before the download ended"));
     });
+    direct?.setSink(onData);
   });
 }
 

@@ -52,7 +52,8 @@ async function promptForKey(session: Session): Promise<string> {
 /**
  * Gets the key to log in with: stdin with `--with-key`, else a hidden prompt when stdin is a
  * terminal. Trimmed. Throws UsageError (exit 2) when neither is possible, when the value is
- * empty, and for a license key (`SVC_…`, code `license_key_as_api_key`).
+ * empty, for a license key (`SVC_…`, code `license_key_as_api_key`), and for a value that cannot
+ * be sent in a header (`malformed_api_key`).
  */
 export async function readKeyToLogin(session: Session, opts: LoginOptions): Promise<string> {
   let raw: string;
@@ -79,6 +80,8 @@ export async function readKeyToLogin(session: Session, opts: LoginOptions): Prom
       hint: "License keys work only with `svc-dl legacy get` (SVC_LICENSE_KEY or --license-key-stdin). API keys start with svc_live_ and are created under Account › Connections › API keys.",
     });
   }
+  const { assertSendableKey } = await import("../../config/api-key.js");
+  assertSendableKey(key, "the key given");
   return key;
 }
 
