@@ -104,7 +104,12 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
   program.addCommand(configCommand(open));
   program.addCommand(apiCommand(open));
   program.addCommand(completionCommand(open));
-  const packs = new Command("packs").description("list and sync the packs you own");
+  const packs = new Command("packs")
+    .description("list and sync the packs you own")
+    .addHelpText(
+      "after",
+      examples("svc-dl packs list", "svc-dl packs sync ~/assets --edition all"),
+    );
   packs.addCommand(packsListCommand(open));
   packs.addCommand(packsSyncCommand(open));
   program.addCommand(packs);

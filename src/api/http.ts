@@ -212,7 +212,7 @@ export class HttpClient {
     }
     const headersOut = res.headers as ResponseHeaders;
     const remaining = toService ? this.pacer.observe(budget, headersOut) : undefined;
-    const responseId = headerValue(headersOut, "x-request-id") ?? requestId;
+    const responseId = this.#scrub(headerValue(headersOut, "x-request-id") ?? requestId);
     this.#log(method, spec.url, String(res.statusCode), responseId, started, remaining, budget);
     return {
       status: res.statusCode,
@@ -333,7 +333,7 @@ export class HttpClient {
       json = JSON.parse(text);
     } catch (err) {
       throw new ResponseError(
-        `expected JSON but got ${describeContent(res.headers, text)} (HTTP ${res.status})`,
+        `expected JSON but got ${describeContent(res.headers, this.#scrub(text))} (HTTP ${res.status})`,
         { httpStatus: res.status, requestId: res.requestId, cause: err },
       );
     }
@@ -368,7 +368,8 @@ export class HttpClient {
 
   /** Reads at most 64 KiB of an error response and builds its typed error. */
   async errorFromResponse(res: HttpResponse): Promise<SvcError> {
-    const { text } = await readBodyText(res.body, ERROR_BODY_LIMIT);
+    // A server or proxy may echo the Authorization header: never repeat the key in a message.
+    const text = this.#scrub((await readBodyText(res.body, ERROR_BODY_LIMIT)).text);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -413,6 +414,21 @@ export class HttpClient {
   /** Closes idle connections. */
   async close(): Promise<void> {
     if (!this.#opts.dispatcher) await this.#dispatcher.close();
+  }
+
+  /** `text` with the API key (whole, or without its `svc_live_` prefix) replaced by `[API key]`. */
+  #scrub(text: string): string {
+    let key: string;
+    try {
+      key = this.#opts.apiKey();
+    } catch {
+      return text; // no key configured: nothing to hide
+    }
+    let out = text;
+    for (const secret of [key, key.replace(/^svc_live_/, "")]) {
+      if (secret.length >= 12) out = out.split(secret).join("[API key]");
+    }
+    return out;
   }
 
   #throwIfAborted(): void {

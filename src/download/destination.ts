@@ -1,6 +1,7 @@
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
+import { makeDirectory } from "./mkdir.js";
 import { fsError } from "./writer.js";
 
 /** Where a `get` writes (cli-contract "Downloads", `-o PATH`). */
@@ -45,7 +46,7 @@ function isDirectory(path: string): boolean {
 
 function ensureDir(dir: string): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
   } catch (err) {
     throw fsError(`cannot create directory ${dir}`, err);
   }

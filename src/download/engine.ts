@@ -365,7 +365,9 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
         throw corruptDownload(err.message, { httpStatus: res.status, requestId: res.requestId });
       }
       if (err instanceof PumpError) {
-        if (gained) {
+        // Only kept progress is forgiven: bytes thrown away (no size or no strong ETag to
+        // resume against) would otherwise restart forever against a server that always fails.
+        if (gained && total !== undefined && isStrongEtag(etag)) {
           retries.resetFailures();
           cdnRefreshes = 0;
         }
@@ -393,7 +395,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
     const bytes = writer.bytes;
     if (total !== undefined && bytes < total) {
       // The body ended cleanly but short: resume like after a dropped connection.
-      if (bytes - start >= MIN_PROGRESS_BYTES) retries.resetFailures();
+      if (bytes - start >= MIN_PROGRESS_BYTES && isStrongEtag(etag)) retries.resetFailures();
       await retries.wait(
         {
           kind: "network",

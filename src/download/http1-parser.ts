@@ -177,7 +177,7 @@ export class ResponseParser {
         this.#phase = "chunk-size";
         return;
       case "trailers":
-        this.#lineBytes = 0;
+        // no reset: the whole trailer section shares one MAX_HEAD_BYTES budget (endless trailers)
         if (line === "") this.#finish();
         return;
       default:
@@ -188,7 +188,6 @@ export class ResponseParser {
   #headDone(): void {
     const [statusLine, ...fields] = this.#headLines;
     this.#headLines = [];
-    this.#lineBytes = 0;
     const m = /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(statusLine ?? "");
     if (!m?.[2])
       throw new HttpParseError(`invalid status line "${(statusLine ?? "").slice(0, 40)}"`);
@@ -208,10 +207,12 @@ export class ResponseParser {
       else headers[key] = [prev, value];
     }
     if (statusCode >= 100 && statusCode < 200) {
-      // 1xx interim response (100 Continue, 103 Early Hints): the real one follows.
+      // 1xx interim response (100 Continue, 103 Early Hints): the real one follows. Its bytes
+      // stay counted, so endless interim responses hit MAX_HEAD_BYTES like endless headers.
       if (statusCode === 101) throw new HttpParseError("unexpected protocol switch (HTTP 101)");
       return;
     }
+    this.#lineBytes = 0;
     this.#events.onHead({ statusCode, headers });
     if (this.#phase !== "head") return; // abort() was called from onHead
     if (this.#headRequest || statusCode === 204 || statusCode === 304) {

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { makeDirectory } from "./mkdir.js";
 import { stateDirOf } from "./state.js";
 import { fsError } from "./writer.js";
 
@@ -29,7 +30,7 @@ interface LockOwner {
 export async function acquireDirLock(dir: string): Promise<DirLock> {
   const stateDir = stateDirOf(dir);
   try {
-    mkdirSync(stateDir, { recursive: true });
+    makeDirectory(stateDir);
   } catch (err) {
     throw fsError(`cannot create ${stateDir}`, err);
   }

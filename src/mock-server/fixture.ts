@@ -1,6 +1,6 @@
 /**
  * Fixture loading and validation: the JSON format of accounts, API keys,
- * license keys, orders, packs and assets (documented in docs/mock-service.md),
+ * license keys, orders, packs and assets (documented in README.md, "Testing your scripts offline with svc-dl-mock"),
  * the shipped default fixture, and the `extraPacks` generator.
  */
 import { readFileSync } from "node:fs";

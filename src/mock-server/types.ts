@@ -162,7 +162,7 @@ export interface FixtureAsset {
   file_missing?: boolean;
 }
 
-/** The whole mock state, as loaded from a JSON fixture file (see docs/mock-service.md). */
+/** The whole mock state, as loaded from a JSON fixture file (see README.md, "Testing your scripts offline with svc-dl-mock"). */
 export interface Fixture {
   /** Which key ids are the demo credentials (`mock.apiKey`, `mock.licenseKey`, printed by the CLI). */
   demo: { apiKey: string; licenseKey: string };
