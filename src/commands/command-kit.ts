@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Session } from "../session.js";
 
 /** Builds the session of a run from the options of the command being run. */
@@ -20,4 +20,23 @@ export function parsePositiveNumber(value: string): number {
 /** The help text of every command ends with examples (`$ svc-dl …`). */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
+}
+
+/**
+ * Adds the options every download command shares (cli-contract "Downloads"): `-o/--output`
+ * (a directory, an exact file path, or `-` for stdout), `--force`, and with `edition` the
+ * `--edition standard|authoring` choice.
+ */
+export function addDownloadOptions(cmd: Command, opts: { edition?: string } = {}): Command {
+  if (opts.edition !== undefined) {
+    cmd.addOption(
+      new Option("--edition <edition>", opts.edition).choices(["standard", "authoring"]),
+    );
+  }
+  return cmd
+    .option(
+      "-o, --output <path>",
+      "directory (server's file name), exact file path, or - for stdout",
+    )
+    .option("--force", "overwrite a file that svc-dl did not download");
 }

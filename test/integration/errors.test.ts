@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { HttpClient } from "../../src/api/http.js";
 import { ApiError } from "../../src/errors/api-error.js";
-import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { runCli } from "../helpers/cli.js";
+import { useMockService } from "../helpers/mock.js";
 
-let mock: MockService;
-beforeAll(async () => {
-  mock = await startMockService({ quiet: true });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(() => {
-  mock.set({ faults: {} });
-  mock.resetLimits();
-  mock.clearLog();
-});
+const shared = useMockService();
 
 function key(id: string): string {
-  const k = mock.keys[id];
+  const k = shared.mock.keys[id];
   if (k === undefined) throw new Error(`fixture has no ${id}`);
   return k;
 }
 
-/** The request id the mock answered last with. */
+/** The request id the shared.mock answered last with. */
 function lastRequestId(): string {
-  const last = mock.requests.at(-1);
+  const last = shared.mock.requests.at(-1);
   if (!last) throw new Error("no request reached the mock");
   return last.requestId;
 }
@@ -117,7 +106,7 @@ describe("every spec error code maps to its exit code, message and request id", 
     it(`${c.code} → exit ${c.exit}`, async () => {
       const apiKey = c.keyId === "" ? "svc_live_not_a_real_key_at_all_0000000000" : key(c.keyId);
       const r = await runCli(["api", c.path], {
-        env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: apiKey },
+        env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: apiKey },
       });
       expect(r.code).toBe(c.exit);
       expect(r.stdout).toBe("");
@@ -126,22 +115,22 @@ describe("every spec error code maps to its exit code, message and request id", 
       expect(r.stderr).toMatch(c.next);
       expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace without --verbose
       // 401/403/404 are never retried: exactly one request
-      expect(mock.requests.filter((q) => q.origin === "api")).toHaveLength(1);
+      expect(shared.mock.requests.filter((q) => q.origin === "api")).toHaveLength(1);
     });
   }
 
   it("blocked says nothing more than the service did", async () => {
     const r = await runCli(["api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_blocked") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_blocked") },
     });
     expect(r.stderr).toContain("Access denied");
     expect(r.stderr).toContain("HTTP 403");
   });
 
   it("rate_limited → exit 6 once the wait budget is spent, saying when to retry", async () => {
-    mock.set({ faults: { rateLimited: { count: 5, retryAfter: 5 } } });
+    shared.mock.set({ faults: { rateLimited: { count: 5, retryAfter: 5 } } });
     const r = await runCli(["--max-wait", "1", "api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain("code rate_limited");
@@ -150,20 +139,20 @@ describe("every spec error code maps to its exit code, message and request id", 
   });
 
   it("internal_error → exit 7 after 5 tries", async () => {
-    mock.set({ faults: { serverError: { count: 10 } } });
+    shared.mock.set({ faults: { serverError: { count: 10 } } });
     const r = await runCli(["api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("code internal_error");
     expect(r.stderr).toContain("HTTP 500");
     expect(r.stderr).toContain(`request id ${lastRequestId()}`);
-    expect(mock.requests).toHaveLength(5);
+    expect(shared.mock.requests).toHaveLength(5);
   });
 
   it("missing_api_key (a request sent without a key) → ApiError exit 3", async () => {
     const client = new HttpClient({
-      baseUrl: new URL(mock.baseUrl),
+      baseUrl: new URL(shared.mock.baseUrl),
       apiKey: () => "unused",
       userAgent: "svc-dl/test",
     });
@@ -188,7 +177,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 
   it("--json errors are one line of JSON on stderr", async () => {
     const r = await runCli(["--json", "api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_revoked") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_revoked") },
     });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe("");
@@ -217,9 +206,9 @@ describe("every spec error code maps to its exit code, message and request id", 
 
 describe("responses that break the spec → exit 7, status and request id, no stack", () => {
   it("an HTML error page", async () => {
-    mock.set({ faults: { htmlErrorPage: { count: 10, status: 403 } } });
+    shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 403 } } });
     const r = await runCli(["api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("code unexpected_response");
@@ -230,20 +219,20 @@ describe("responses that break the spec → exit 7, status and request id, no st
   });
 
   it("an HTML 502 page is retried, then exit 7", async () => {
-    mock.set({ faults: { htmlErrorPage: { count: 10, status: 502 } } });
+    shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 502 } } });
     const r = await runCli(["api", "me"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("HTTP 502");
     expect(r.stderr).toContain(`request id ${lastRequestId()}`);
-    expect(mock.requests).toHaveLength(5);
+    expect(shared.mock.requests).toHaveLength(5);
   });
 
   it("invalid JSON in a 200", async () => {
-    mock.set({ faults: { malformedJson: { count: 10 } } });
+    shared.mock.set({ faults: { malformedJson: { count: 10 } } });
     const r = await runCli(["whoami"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("code unexpected_response");
@@ -253,9 +242,9 @@ describe("responses that break the spec → exit 7, status and request id, no st
   });
 
   it("a stack trace appears only with --verbose", async () => {
-    mock.set({ faults: { malformedJson: { count: 10 } } });
+    shared.mock.set({ faults: { malformedJson: { count: 10 } } });
     const r = await runCli(["--verbose", "whoami"], {
-      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: key("key_demo") },
+      env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/\n\s+at /);

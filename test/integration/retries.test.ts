@@ -1,47 +1,36 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { useMockService } from "../helpers/mock.js";
 
-let mock: MockService;
-beforeAll(async () => {
-  mock = await startMockService({ quiet: true });
-});
-afterAll(async () => {
-  await mock.close();
-});
-beforeEach(() => {
-  mock.set({ faults: {} });
-  mock.resetLimits();
-  mock.clearLog();
-});
+const shared = useMockService();
 
-const env = () => ({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+const env = shared.env;
 
 describe("5xx and connection failures: up to 5 tries with backoff", () => {
   for (const status of [500, 502, 503, 504] as const) {
     it(`recovers from two ${status}s`, async () => {
-      mock.set({ faults: { serverError: { count: 2, status } } });
+      shared.mock.set({ faults: { serverError: { count: 2, status } } });
       const r = await runCli(["whoami"], { env: env() });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("Demo Artist");
-      expect(mock.requests.map((q) => q.status)).toEqual([status, status, 200]);
+      expect(shared.mock.requests.map((q) => q.status)).toEqual([status, status, 200]);
       expect(r.stderr).toMatch(/retry 1\/4/);
       // every try carries the same request id header shape and the key
-      for (const q of mock.requests)
+      for (const q of shared.mock.requests)
         expect(q.headers["x-request-id"]).toMatch(/^[A-Za-z0-9_-]{8,64}$/);
     });
   }
 
   it("gives up after 5 tries with exit 7", async () => {
-    mock.set({ faults: { serverError: { count: 5, status: 503 } } });
+    shared.mock.set({ faults: { serverError: { count: 5, status: 503 } } });
     const r = await runCli(["whoami"], { env: env() });
     expect(r.code).toBe(7);
-    expect(mock.requests).toHaveLength(5);
+    expect(shared.mock.requests).toHaveLength(5);
   });
 
   it("retries connection failures, then exit 7 with network_error", async () => {
     const r = await runCli(["whoami"], {
-      env: { SVC_BASE_URL: "http://127.0.0.1:1", SVC_API_KEY: mock.apiKey },
+      env: { SVC_BASE_URL: "http://127.0.0.1:1", SVC_API_KEY: shared.mock.apiKey },
     });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain("code network_error");
@@ -49,7 +38,7 @@ describe("5xx and connection failures: up to 5 tries with backoff", () => {
   });
 
   it("--quiet hides the retry notes but not the error", async () => {
-    mock.set({ faults: { serverError: { count: 1 } } });
+    shared.mock.set({ faults: { serverError: { count: 1 } } });
     const r = await runCli(["--quiet", "whoami"], { env: env() });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
@@ -58,27 +47,27 @@ describe("5xx and connection failures: up to 5 tries with backoff", () => {
 
 describe("429: wait Retry-After within --max-wait", () => {
   it("waits Retry-After and succeeds", async () => {
-    mock.set({ faults: { rateLimited: { count: 1, retryAfter: 1 } } });
+    shared.mock.set({ faults: { rateLimited: { count: 1, retryAfter: 1 } } });
     const r = await runCli(["whoami"], { env: env() });
     expect(r.code).toBe(0);
-    expect(mock.requests.map((q) => q.status)).toEqual([429, 200]);
+    expect(shared.mock.requests.map((q) => q.status)).toEqual([429, 200]);
     expect(r.stderr).toContain("waiting 1s as Retry-After asks");
   });
 
   it("--max-wait 1 with Retry-After 5: exit 6 at once, saying when to retry", async () => {
-    mock.set({ faults: { rateLimited: { count: 1, retryAfter: 5 } } });
+    shared.mock.set({ faults: { rateLimited: { count: 1, retryAfter: 5 } } });
     const r = await runCli(["--max-wait", "1", "whoami"], { env: env() });
     expect(r.code).toBe(6);
-    expect(mock.requests).toHaveLength(1);
+    expect(shared.mock.requests).toHaveLength(1);
     expect(r.stderr).toContain("code rate_limited");
     expect(r.stderr).toMatch(/Retry after .*\(in 5s\)/);
   });
 
   it("the wait budget is a total: two waits of 1 s fit in --max-wait 2, the third does not", async () => {
-    mock.set({ faults: { rateLimited: { count: 3, retryAfter: 1 } } });
+    shared.mock.set({ faults: { rateLimited: { count: 3, retryAfter: 1 } } });
     const r = await runCli(["--max-wait", "2", "whoami"], { env: env() });
     expect(r.code).toBe(6);
-    expect(mock.requests.map((q) => q.status)).toEqual([429, 429, 429]);
+    expect(shared.mock.requests.map((q) => q.status)).toEqual([429, 429, 429]);
   });
 });
 
@@ -92,10 +81,10 @@ describe("401/403/404 are never retried", () => {
   for (const [label, keyId, path] of cases) {
     it(`${label}: exactly one request`, async () => {
       const r = await runCli(["api", path], {
-        env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.keys[keyId] },
+        env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: shared.mock.keys[keyId] },
       });
       expect([3, 4, 5]).toContain(r.code);
-      expect(mock.requests).toHaveLength(1);
+      expect(shared.mock.requests).toHaveLength(1);
     });
   }
 });

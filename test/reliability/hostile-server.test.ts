@@ -5,7 +5,6 @@
  * response heads; bodies larger than declared. After every case the directory around the
  * output directory is listed: nothing was written outside it, ever.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
@@ -17,6 +16,7 @@ import { HttpClient } from "../../src/api/http.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret } from "../helpers/cli.js";
+import { makeSelfSignedCert } from "../helpers/tls.js";
 import {
   envFor,
   finalFiles,
@@ -349,35 +349,7 @@ describe("https → http", () => {
   let cert: { key: string; cert: string; caFile: string } | undefined;
   const https: HttpsServer[] = [];
   beforeAll(() => {
-    const dir = tempDir("svc-dl-rel-tls-");
-    const made = spawnSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "2",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-        "-subj",
-        "/CN=127.0.0.1",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ],
-      { stdio: "ignore" },
-    );
-    if (made.status === 0) {
-      cert = {
-        key: readFileSync(join(dir, "key.pem"), "utf8"),
-        cert: readFileSync(join(dir, "cert.pem"), "utf8"),
-        caFile: join(dir, "cert.pem"),
-      };
-    }
+    cert = makeSelfSignedCert(["IP:127.0.0.1"]);
   });
   afterAll(async () => {
     for (const s of https) {

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import type { Session } from "../../session.js";
-import { examples, type OpenSession } from "../command-kit.js";
+import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
 /** Options of `asset get`. */
 export interface AssetGetOptions {
@@ -34,14 +34,11 @@ export async function runAssetGet(
 
 /** Builds the `asset` noun with its `get` verb. */
 export function assetCommand(open: OpenSession): Command {
-  const get = new Command("get")
-    .description("download one asset file (GLB)")
-    .argument("<slug>", "the asset's slug")
-    .option(
-      "-o, --output <path>",
-      "directory (server's file name), exact file path, or - for stdout",
-    )
-    .option("--force", "overwrite a file that svc-dl did not download")
+  const get = addDownloadOptions(
+    new Command("get")
+      .description("download one asset file (GLB)")
+      .argument("<slug>", "the asset's slug"),
+  )
     .addHelpText(
       "after",
       examples(

@@ -1,8 +1,8 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { InterruptedError } from "../../errors/interrupted-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import type { Session } from "../../session.js";
-import { examples, type OpenSession } from "../command-kit.js";
+import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
 /** Options of `legacy get`. */
 export interface LegacyGetOptions {
@@ -109,21 +109,13 @@ export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Pr
 
 /** Builds the `legacy` noun with its `get` verb. */
 export function legacyCommand(open: OpenSession): Command {
-  const get = new Command("get")
-    .description("download a pack or asset with a purchase license key (no API key)")
-    .option("--pack <slug>", "the pack to download")
-    .option("--asset <slug>", "the asset to download")
-    .addOption(
-      new Option("--edition <edition>", "pack edition: standard (default) or authoring").choices([
-        "standard",
-        "authoring",
-      ]),
-    )
-    .option(
-      "-o, --output <path>",
-      "directory (server's file name), exact file path, or - for stdout",
-    )
-    .option("--force", "overwrite a file that svc-dl did not download")
+  const get = addDownloadOptions(
+    new Command("get")
+      .description("download a pack or asset with a purchase license key (no API key)")
+      .option("--pack <slug>", "the pack to download")
+      .option("--asset <slug>", "the asset to download"),
+    { edition: "pack edition: standard (default) or authoring" },
+  )
     .option(
       "--license-key-stdin",
       "read the license key from stdin (else SVC_LICENSE_KEY or a prompt)",

@@ -1,8 +1,8 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import type { HttpClient } from "../../api/http.js";
 import type { DownloadSource } from "../../download/engine.js";
 import type { Session } from "../../session.js";
-import { examples, type OpenSession } from "../command-kit.js";
+import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
 /** Options of `pack get`. */
 export interface PackGetOptions {
@@ -78,20 +78,12 @@ async function packDownloadSource(
 
 /** Builds the `pack` noun with its `get` verb. */
 export function packCommand(open: OpenSession): Command {
-  const get = new Command("get")
-    .description("download a pack ZIP you own (resumable, verified)")
-    .argument("<slug>", "the pack's slug (see `svc-dl packs list`)")
-    .addOption(
-      new Option("--edition <edition>", "which edition: standard (default) or authoring").choices([
-        "standard",
-        "authoring",
-      ]),
-    )
-    .option(
-      "-o, --output <path>",
-      "directory (server's file name), exact file path, or - for stdout",
-    )
-    .option("--force", "overwrite a file that svc-dl did not download")
+  const get = addDownloadOptions(
+    new Command("get")
+      .description("download a pack ZIP you own (resumable, verified)")
+      .argument("<slug>", "the pack's slug (see `svc-dl packs list`)"),
+    { edition: "which edition: standard (default) or authoring" },
+  )
     .addHelpText(
       "after",
       examples(

@@ -1,13 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DirectBody, directRequest } from "../../../src/download/http1.js";
+import { makeSelfSignedCert } from "../../helpers/tls.js";
 
 // The download transport over real TLS: a self-signed certificate for the name `localhost` only,
 // made with the machine's openssl and served by node:https on 127.0.0.1.
@@ -18,30 +15,10 @@ const payload = Buffer.alloc(5 * 1024 * 1024 + 3);
 for (let i = 0; i < payload.length; i++) payload[i] = (i * 31 + 7) & 0xff;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-dl-tls-"));
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=DNS:localhost",
-      "-keyout",
-      join(dir, "key.pem"),
-      "-out",
-      join(dir, "cert.pem"),
-    ],
-    { stdio: "ignore" },
-  );
-  cert = readFileSync(join(dir, "cert.pem"), "utf8");
-  server = createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
+  const made = makeSelfSignedCert(["DNS:localhost"]);
+  if (!made) throw new Error("openssl could not make a test certificate");
+  cert = made.cert;
+  server = createServer({ key: made.key, cert }, (req, res) => {
     const start = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? "")?.[1] ?? 0);
     res.writeHead(start > 0 ? 206 : 200, { "content-length": String(payload.length - start) });
     res.end(payload.subarray(start));
