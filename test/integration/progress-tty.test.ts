@@ -1,0 +1,58 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { assertNoSecrets, registerSecret } from "../helpers/cli.js";
+import { useMockService } from "../helpers/mock.js";
+import { runOnTerminal } from "../helpers/terminal.js";
+
+// Progress on a real terminal (cli-contract "Streams and output"): a cli-progress bar per file
+// when stderr is a TTY, none with --quiet; `packs sync` adds a "pack N/M" line above the bar.
+const shared = useMockService({ packSize: 512 * 1024 });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal escape sequences
+const ESCAPE = /\u001b\[/;
+
+function workDir(): string {
+  return mkdtempSync(join(tmpdir(), "svc-dl-tty-"));
+}
+
+describe("progress on a terminal", () => {
+  it("pack get redraws a bar while bytes arrive, then a summary line, and restores the terminal", async () => {
+    registerSecret(shared.mock.apiKey);
+    shared.mock.set({ faults: { throttleBytesPerSecond: 512 * 1024 } });
+    const dir = workDir();
+    const r = await runOnTerminal(["pack", "get", "low-poly-forest"], {
+      env: shared.env(),
+      cwd: dir,
+    });
+    assertNoSecrets(r.screen, "the terminal");
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, "low-poly-forest.zip"))).toBe(true);
+    expect(r.screen).toMatch(ESCAPE);
+    expect(r.screen).toContain("low-poly-forest.zip");
+    // At least one redraw between 0 % and the end (the transfer takes about a second).
+    expect(r.screen).toMatch(/\| [1-9]\d?% /);
+    expect(r.screen).toMatch(/low-poly-forest\.zip {2}512\.0 KiB in /);
+    // A hidden cursor is shown again at the end.
+    if (r.screen.includes("\u001b[?25l")) expect(r.screen).toContain("\u001b[?25h");
+  });
+
+  it("--quiet on a terminal draws no bar", async () => {
+    const dir = workDir();
+    const r = await runOnTerminal(["pack", "get", "low-poly-forest", "--quiet"], {
+      env: shared.env(),
+      cwd: dir,
+    });
+    expect(r.code).toBe(0);
+    expect(r.screen).not.toContain("%");
+    expect(r.screen).not.toMatch(ESCAPE);
+  });
+
+  it("packs sync shows a pack N/M line above the bar", async () => {
+    const dir = workDir();
+    const r = await runOnTerminal(["packs", "sync", dir], { env: shared.env(), cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.screen).toMatch(/pack 1\/\d+/);
+    expect(r.screen).toMatch(ESCAPE);
+  });
+});
