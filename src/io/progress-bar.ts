@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
 import cliProgress from "cli-progress";
 import type { FileOutcome, FileProgress } from "./progress.js";
-import { finishedLine, formatBytes, formatRate } from "./progress-format.js";
+import { formatBytes, formatRate } from "./progress-format.js";
+import { type TransferStart, TransferStats } from "./transfer-stats.js";
 
 /** Smallest gap between two bar updates, in ms (≤ 10 redraws a second). */
 const REDRAW_MS = 100;
@@ -15,14 +16,7 @@ export class BarProgress implements FileProgress {
   readonly #out: Writable;
   readonly #now: () => number;
   #bar: cliProgress.SingleBar | undefined;
-  #name = "";
-  #label: string | undefined;
-  #total: number | undefined;
-  #offset = 0;
-  #bytes = 0;
-  #startedAt = 0;
-  #firstStartedAt: number | undefined;
-  #transferred = 0;
+  readonly #stats = new TransferStats();
   #lastDrawAt = 0;
   #counter = 0;
 
@@ -31,19 +25,13 @@ export class BarProgress implements FileProgress {
     this.#now = now;
   }
 
-  start(info: { name: string; total: number | undefined; offset: number; label?: string }): void {
+  start(info: TransferStart): void {
     this.#clearBar();
     const now = this.#now();
-    this.#name = info.name;
-    this.#label = info.label;
-    this.#total = info.total;
-    this.#offset = info.offset;
-    this.#bytes = info.offset;
-    this.#startedAt = now;
-    this.#firstStartedAt ??= now;
+    this.#stats.start(info, now);
     this.#lastDrawAt = now;
     const prefix = info.label ? `${info.label}  ` : "";
-    const known = info.total !== undefined && info.total > 0;
+    const known = this.#stats.sized;
     this.#bar = new cliProgress.SingleBar({
       stream: this.#out as NodeJS.WritableStream,
       format: known
@@ -62,27 +50,20 @@ export class BarProgress implements FileProgress {
   }
 
   advance(bytes: number): void {
-    this.#bytes += bytes;
-    this.#transferred += bytes;
+    this.#stats.add(bytes);
     if (++this.#counter % 16 !== 0) return;
     const now = this.#now();
     if (now - this.#lastDrawAt < REDRAW_MS) return;
     this.#lastDrawAt = now;
-    const seconds = (now - this.#startedAt) / 1000;
-    const rate = seconds > 0 ? (this.#bytes - this.#offset) / seconds : 0;
-    const known = this.#total !== undefined && this.#total > 0;
-    this.#bar?.update(known ? this.#bytes : 0, this.#payload(rate));
+    this.#bar?.update(
+      this.#stats.sized ? this.#stats.bytes : 0,
+      this.#payload(this.#stats.rate(now)),
+    );
   }
 
   done(info: { name: string; bytes: number; resumedFrom: number; outcome: FileOutcome }): void {
     this.#clearBar();
-    const now = this.#now();
-    const seconds = this.#firstStartedAt === undefined ? 0 : (now - this.#firstStartedAt) / 1000;
-    this.#out.write(
-      `${finishedLine({ ...info, transferred: this.#transferred, seconds, label: this.#label })}\n`,
-    );
-    this.#firstStartedAt = undefined;
-    this.#transferred = 0;
+    this.#out.write(`${this.#stats.finish(info, this.#now())}\n`);
   }
 
   stop(): void {
@@ -98,9 +79,9 @@ export class BarProgress implements FileProgress {
 
   #payload(rate: number): Record<string, string> {
     return {
-      name: this.#name,
-      done: formatBytes(this.#bytes),
-      size: this.#total === undefined ? "?" : formatBytes(this.#total),
+      name: this.#stats.name,
+      done: formatBytes(this.#stats.bytes),
+      size: this.#stats.total === undefined ? "?" : formatBytes(this.#stats.total),
       rate: formatRate(rate),
     };
   }

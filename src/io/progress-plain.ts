@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import type { FileOutcome, FileProgress } from "./progress.js";
-import { finishedLine, formatBytes, formatDuration, formatRate } from "./progress-format.js";
+import { formatBytes, formatDuration, formatRate } from "./progress-format.js";
+import { type TransferStart, TransferStats } from "./transfer-stats.js";
 
 /**
  * Progress for logs (stderr not a TTY, or `--no-progress`): never an escape sequence. One line
@@ -11,14 +12,7 @@ export class PlainProgress implements FileProgress {
   readonly #out: Writable;
   readonly #heartbeatMs: number;
   readonly #now: () => number;
-  #name = "";
-  #label: string | undefined;
-  #total: number | undefined;
-  #offset = 0;
-  #bytes = 0;
-  #startedAt = 0;
-  #firstStartedAt: number | undefined;
-  #transferred = 0;
+  readonly #stats = new TransferStats();
   #lastLineAt = 0;
   #counter = 0;
 
@@ -28,48 +22,35 @@ export class PlainProgress implements FileProgress {
     this.#now = opts.now;
   }
 
-  start(info: { name: string; total: number | undefined; offset: number; label?: string }): void {
+  start(info: TransferStart): void {
     const now = this.#now();
-    this.#name = info.name;
-    this.#label = info.label;
-    this.#total = info.total;
-    this.#offset = info.offset;
-    this.#bytes = info.offset;
-    this.#startedAt = now;
-    this.#firstStartedAt ??= now;
+    this.#stats.start(info, now);
     this.#lastLineAt = now;
   }
 
   advance(bytes: number): void {
-    this.#bytes += bytes;
-    this.#transferred += bytes;
+    const stats = this.#stats;
+    stats.add(bytes);
     // Look at the clock only every 64 chunks: this runs once per received chunk.
     if (++this.#counter % 64 !== 0) return;
     const now = this.#now();
     if (now - this.#lastLineAt < this.#heartbeatMs) return;
     this.#lastLineAt = now;
-    const seconds = (now - this.#startedAt) / 1000;
-    const rate = seconds > 0 ? (this.#bytes - this.#offset) / seconds : 0;
-    const prefix = this.#label ? `${this.#label}  ` : "";
-    if (this.#total !== undefined && this.#total > 0) {
-      const percent = Math.floor((this.#bytes / this.#total) * 100);
-      const eta = rate > 0 ? (this.#total - this.#bytes) / rate : Number.NaN;
+    const rate = stats.rate(now);
+    const prefix = stats.label ? `${stats.label}  ` : "";
+    if (stats.total !== undefined && stats.sized) {
+      const percent = Math.floor((stats.bytes / stats.total) * 100);
+      const eta = rate > 0 ? (stats.total - stats.bytes) / rate : Number.NaN;
       this.#line(
-        `${prefix}${this.#name}  ${percent}% of ${formatBytes(this.#total)}  ${formatRate(rate)}  ETA ${formatDuration(eta)}`,
+        `${prefix}${stats.name}  ${percent}% of ${formatBytes(stats.total)}  ${formatRate(rate)}  ETA ${formatDuration(eta)}`,
       );
     } else {
-      this.#line(`${prefix}${this.#name}  ${formatBytes(this.#bytes)}  ${formatRate(rate)}`);
+      this.#line(`${prefix}${stats.name}  ${formatBytes(stats.bytes)}  ${formatRate(rate)}`);
     }
   }
 
   done(info: { name: string; bytes: number; resumedFrom: number; outcome: FileOutcome }): void {
-    const now = this.#now();
-    const seconds = this.#firstStartedAt === undefined ? 0 : (now - this.#firstStartedAt) / 1000;
-    this.#line(
-      finishedLine({ ...info, transferred: this.#transferred, seconds, label: this.#label }),
-    );
-    this.#firstStartedAt = undefined;
-    this.#transferred = 0;
+    this.#line(this.#stats.finish(info, this.#now()));
   }
 
   stop(): void {}

@@ -444,19 +444,11 @@ function legacyDownload(core: ServiceCore, ctx: RequestContext) {
     return;
   }
   if (!applyLimiter(core, ctx, "download", lic.id)) return;
-  const covers = (pack: string | null) =>
-    order.lifetime === true || (pack !== null && order.packs.includes(pack));
-
-  if (hasPack) {
-    const slug = String(packSlug);
-    const pack = core.state.pack(slug);
-    if (pack === undefined || !published(pack)) {
-      sendError(ctx, 404, "not_found", `No published pack "${slug}".`);
-      return;
-    }
-    if (!covers(slug)) {
-      sendError(ctx, 403, "not_entitled", `This license key does not cover pack "${slug}".`);
-      return;
+  /** Sends the denial when the license key does not cover `pack` or its order is not paid. */
+  const denied = (pack: string | null, what: string): boolean => {
+    if (order.lifetime !== true && (pack === null || !order.packs.includes(pack))) {
+      sendError(ctx, 403, "not_entitled", `This license key does not cover ${what}.`);
+      return true;
     }
     if (!order.paid) {
       sendError(
@@ -465,8 +457,19 @@ function legacyDownload(core: ServiceCore, ctx: RequestContext) {
         "order_not_paid",
         `Order ${order.id} is not paid (open refund or dispute).`,
       );
+      return true;
+    }
+    return false;
+  };
+
+  if (hasPack) {
+    const slug = String(packSlug);
+    const pack = core.state.pack(slug);
+    if (pack === undefined || !published(pack)) {
+      sendError(ctx, 404, "not_found", `No published pack "${slug}".`);
       return;
     }
+    if (denied(slug, `pack "${slug}"`)) return;
     if (edition === "authoring" && pack.authoring !== true) {
       sendError(ctx, 404, "file_unavailable", `Pack "${slug}" has no authoring edition.`);
       return;
@@ -485,19 +488,7 @@ function legacyDownload(core: ServiceCore, ctx: RequestContext) {
     sendError(ctx, 404, "not_found", `No published asset "${slug}".`);
     return;
   }
-  if (!covers(asset.pack)) {
-    sendError(ctx, 403, "not_entitled", `This license key does not cover asset "${slug}".`);
-    return;
-  }
-  if (!order.paid) {
-    sendError(
-      ctx,
-      403,
-      "order_not_paid",
-      `Order ${order.id} is not paid (open refund or dispute).`,
-    );
-    return;
-  }
+  if (denied(asset.pack, `asset "${slug}"`)) return;
   if (asset.file_missing === true) {
     sendError(ctx, 404, "file_unavailable", `The file of asset "${slug}" is unavailable.`);
     return;

@@ -4,40 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { acquireDirLock } from "../../src/download/lock.js";
-import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 
 /** `packs sync` failures (issue 6 items 5 and 7): item-level goes on, account-level stops, locks. */
-
-interface SyncDoc {
-  items: {
-    slug: string;
-    status: string;
-    reason: string | null;
-    error: {
-      code: string;
-      message: string;
-      http_status: number | null;
-      request_id: string | null;
-    } | null;
-  }[];
-  summary: { downloaded: number; up_to_date: number; failed: number };
-}
 
 let mock: MockService;
 let env: Record<string, string>;
 let owned: string[];
 
 beforeAll(async () => {
-  mock = await startMockService({
-    quiet: true,
-    packSize: 32 * 1024,
-    limits: { download: { quota: 1000, windowSeconds: 60 } },
-  });
-  env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
-  const r = await runCli(["packs", "list", "--json"], { env });
-  owned = (JSON.parse(r.stdout) as { slug: string }[]).map((p) => p.slug);
+  ({ mock, env, owned } = await startSyncMock(32 * 1024));
 });
 afterAll(async () => {
   await mock.close();

@@ -3,27 +3,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 
 /** `packs sync` core rules (issue 6): fresh, idempotent, missing/truncated, dry run, editions, output. */
-
-interface SyncItem {
-  slug: string;
-  edition: string;
-  status: string;
-  reason: string | null;
-  path: string | null;
-  bytes: number | null;
-  sha256: string | null;
-  error: { code: string; request_id: string | null } | null;
-}
-interface SyncDoc {
-  dir: string;
-  items: SyncItem[];
-  summary: { downloaded: number; up_to_date: number; failed: number };
-}
 
 let mock: MockService;
 let env: Record<string, string>;
@@ -31,15 +15,7 @@ let env: Record<string, string>;
 let owned: string[];
 
 beforeAll(async () => {
-  // A large download quota: this file makes far more than the spec's 30 a minute (pacing has its own test).
-  mock = await startMockService({
-    quiet: true,
-    packSize: 16 * 1024,
-    limits: { download: { quota: 1000, windowSeconds: 60 } },
-  });
-  env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
-  const r = await runCli(["packs", "list", "--json"], { env });
-  owned = (JSON.parse(r.stdout) as { slug: string }[]).map((p) => p.slug);
+  ({ mock, env, owned } = await startSyncMock(16 * 1024));
 });
 afterAll(async () => {
   await mock.close();

@@ -1,0 +1,75 @@
+import type { FileOutcome } from "./progress.js";
+import { finishedLine } from "./progress-format.js";
+
+/** What `start()` of a file progress receives (see {@link FileProgress}). */
+export interface TransferStart {
+  name: string;
+  /** Bytes the file will have when complete, when known. */
+  total: number | undefined;
+  /** Bytes already on disk when this attempt starts (resume). */
+  offset: number;
+  /** A prefix such as `pack 3/12`. */
+  label?: string;
+}
+
+/**
+ * The bookkeeping both progress renderers share: the current file, bytes so far, the rate of
+ * this attempt (bytes per second since its start, offset excluded), and the bytes transferred
+ * across every attempt of the file for its finished line. Times in milliseconds.
+ */
+export class TransferStats {
+  name = "";
+  label: string | undefined;
+  total: number | undefined;
+  offset = 0;
+  /** Bytes in the file: the offset plus what this attempt received. */
+  bytes = 0;
+  #startedAt = 0;
+  #firstStartedAt: number | undefined;
+  #transferred = 0;
+
+  /** Begins an attempt (the first, or a retry/resume of the same file). */
+  start(info: TransferStart, now: number): void {
+    this.name = info.name;
+    this.label = info.label;
+    this.total = info.total;
+    this.offset = info.offset;
+    this.bytes = info.offset;
+    this.#startedAt = now;
+    this.#firstStartedAt ??= now;
+  }
+
+  /** Counts received bytes. */
+  add(n: number): void {
+    this.bytes += n;
+    this.#transferred += n;
+  }
+
+  /** True when the file's final size is known. */
+  get sized(): boolean {
+    return this.total !== undefined && this.total > 0;
+  }
+
+  /** Bytes per second of this attempt. */
+  rate(now: number): number {
+    const seconds = (now - this.#startedAt) / 1000;
+    return seconds > 0 ? (this.bytes - this.offset) / seconds : 0;
+  }
+
+  /** The one line for a finished file (name, size, time, rate); resets the per-file totals. */
+  finish(
+    info: { name: string; bytes: number; resumedFrom: number; outcome: FileOutcome },
+    now: number,
+  ): string {
+    const seconds = this.#firstStartedAt === undefined ? 0 : (now - this.#firstStartedAt) / 1000;
+    const line = finishedLine({
+      ...info,
+      transferred: this.#transferred,
+      seconds,
+      label: this.label,
+    });
+    this.#firstStartedAt = undefined;
+    this.#transferred = 0;
+    return line;
+  }
+}
