@@ -27,6 +27,8 @@ function globalsFrom(cmd: Command): GlobalOptions {
     verbose: o.verbose === true,
     color: o.color !== false,
     maxWait: typeof o.maxWait === "number" ? o.maxWait : DEFAULT_GLOBALS.maxWait,
+    ...(o.proxy !== undefined ? { proxy: o.proxy } : {}),
+    ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
   };
 }
 
@@ -78,6 +80,18 @@ export function buildProgram(
       new Option("--max-wait <seconds>", "longest total wait on rate limits before giving up")
         .argParser(parseWholeNumber)
         .default(300),
+    )
+    .addOption(
+      new Option(
+        "--proxy <url>",
+        "proxy for every request (env HTTPS_PROXY/HTTP_PROXY, config proxy)",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--ca-file <path>",
+        "extra trusted CA certificates, PEM (env SVC_CA_FILE, config ca-file)",
+      ),
     )
     .addHelpText(
       "after",

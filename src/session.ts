@@ -1,8 +1,9 @@
-import type { HttpClient } from "./api/http.js";
 import type { ResolvedApiKey } from "./config/api-key.js";
 import type { ResolvedBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
+import type { HttpClient } from "./http/client.js";
+import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 
@@ -18,6 +19,10 @@ export interface GlobalOptions {
   color: boolean;
   /** `--max-wait`: seconds one operation may wait on 429s. */
   maxWait: number;
+  /** `--proxy URL`: proxy for every request (cli-contract "Networks"). */
+  proxy?: string | undefined;
+  /** `--ca-file PATH`: extra trusted CA certificates (PEM). */
+  caFile?: string | undefined;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -66,7 +71,7 @@ export class Session {
   /** The config store (`conf`), opened on first use. */
   async config(): Promise<ConfigStore> {
     if (!this.#config) {
-      const { ConfigStore } = await import("./config/store.js");
+      const { ConfigStore } = await withoutForeignSignalHooks(() => import("./config/store.js"));
       this.#config = new ConfigStore(this.ctx.env);
     }
     return this.#config;
@@ -105,7 +110,7 @@ export class Session {
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
     if (!this.#http) {
-      const { HttpClient } = await import("./api/http.js");
+      const { HttpClient } = await import("./http/client.js");
       const { url } = await this.baseUrl();
       const key =
         opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
@@ -116,6 +121,7 @@ export class Session {
           return key;
         },
         userAgent: `svc-dl/${this.ctx.version}`,
+        network: await this.networkSettings(),
         signal: this.ctx.signal,
         retry: { maxWaitSeconds: this.globals.maxWait },
         onExchange: (line) => this.reporter.verbose(line),
@@ -123,6 +129,23 @@ export class Session {
       });
     }
     return this.#http;
+  }
+
+  /**
+   * Proxy and CA settings by precedence flag > env > config (cli-contract "Configuration"):
+   * `--proxy` > proxy env vars > config `proxy`; `--ca-file` > `SVC_CA_FILE` > config `ca-file`.
+   */
+  async networkSettings(): Promise<NetworkSettings> {
+    const { env } = this.ctx;
+    const proxyEnvSet = ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"].some(
+      (name) => (env[name] ?? "").trim() !== "",
+    );
+    const proxy =
+      this.globals.proxy ?? (proxyEnvSet ? undefined : (await this.config()).get("proxy"));
+    const caFile =
+      this.globals.caFile ??
+      (env.SVC_CA_FILE?.trim() ? env.SVC_CA_FILE : (await this.config()).get("ca-file"));
+    return { env, ...(proxy ? { proxy } : {}), ...(caFile ? { caFile } : {}) };
   }
 
   /** Writes one JSON document to stdout. */
@@ -139,4 +162,23 @@ export class Session {
   async close(): Promise<void> {
     await this.#http?.close();
   }
+}
+
+/** Signals whose handling belongs to `systemContext()` (cli-contract "Exit codes": 130/143). */
+const OWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loads a module and removes the SIGINT/SIGTERM/SIGHUP listeners it added on import: `conf`
+ * pulls in `atomically` → `when-exit`, which re-raises the signal at once and so kills the run
+ * before it can keep partial data, release the lock and print "interrupted" (exit 130/143).
+ */
+async function withoutForeignSignalHooks<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Map(OWN_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const loaded = await load();
+  for (const sig of OWN_SIGNALS) {
+    for (const listener of process.listeners(sig)) {
+      if (!before.get(sig)?.has(listener)) process.removeListener(sig, listener);
+    }
+  }
+  return loaded;
 }

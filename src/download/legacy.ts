@@ -1,8 +1,8 @@
-import { readBodyText } from "../api/body.js";
-import type { HttpResponse } from "../api/http.js";
-import { headerValue } from "../api/http.js";
 import { exitCodeForApiCode, hintForApiCode } from "../errors/api-codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { readBodyText } from "../http/body.js";
+import type { HttpResponse } from "../http/client.js";
+import { headerValue } from "../http/client.js";
 
 /** The JSON body of `POST {base_url}/api/download` (spec "POST /api/download (legacy)"). */
 export interface LegacyRequestBody {

@@ -12,6 +12,7 @@ import { fsError } from "./writer.js";
 export interface PartialMeta extends ItemRef {
   version: 1;
   etag: string;
+  /** Full size in bytes; -1 when the response had no Content-Length (chunked) and no range total yet. */
   total: number;
   /** The final file name chosen for it, when known (informational). */
   file?: string;
@@ -69,7 +70,7 @@ export function readPartial(
   } catch {
     meta = undefined;
   }
-  if (!meta || bytes > meta.total || bytes === 0) {
+  if (!meta || (meta.total >= 0 && bytes > meta.total) || bytes === 0) {
     removePartial(paths);
     return undefined;
   }

@@ -1,6 +1,6 @@
-import type { HttpClient, HttpResponse } from "../api/http.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import type { HttpClient, HttpResponse } from "../http/client.js";
 import { createProgress } from "../io/progress.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";

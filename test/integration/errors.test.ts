@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HttpClient } from "../../src/api/http.js";
 import { ApiError } from "../../src/errors/api-error.js";
+import { HttpClient } from "../../src/http/client.js";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 

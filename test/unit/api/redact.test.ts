@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../../../src/api/redact.js";
+import { redactUrl } from "../../../src/http/redact.js";
 
 const SERVICE = "https://svc.example";
 

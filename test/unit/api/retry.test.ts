@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "../../../src/api/pacer.js";
-import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/api/retry.js";
 import { ApiError } from "../../../src/errors/api-error.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
+import type { Clock } from "../../../src/http/pacer.js";
+import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/http/retry.js";
 
 function setup(random: () => number, maxWaitSeconds = 300) {
   const sleeps: number[] = [];
