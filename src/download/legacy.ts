@@ -3,6 +3,7 @@ import { SvcError } from "../errors/svc-error.js";
 import { readBodyText } from "../http/body.js";
 import type { HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
+import { Redactor } from "../http/redact.js";
 
 /** The JSON body of `POST {base_url}/api/download` (spec "POST /api/download (legacy)"). */
 export interface LegacyRequestBody {
@@ -68,16 +69,25 @@ export function sanitize(text: string, licenseKey: string): string {
     .replace(/\s+/g, " ")
     .trim();
   if (licenseKey.length >= 4) out = out.split(licenseKey).join("[license key]");
-  return out;
+  // …and the key without its SVC_ prefix, or any 16-character fragment of it.
+  return new Redactor("", [licenseKey]).text(out);
 }
 
 /** Removes the license key from an error's message and hint before it is printed. */
 export function scrubError(err: unknown, licenseKey: string): unknown {
   if (licenseKey.length < 4 || !(err instanceof Error)) return err;
+  const redactor = new Redactor("", [licenseKey]);
   if (err.message.includes(licenseKey))
     err.message = err.message.split(licenseKey).join("[license key]");
+  err.message = redactor.text(err.message);
   if (err instanceof SvcError && err.hint?.includes(licenseKey)) {
     (err as { hint: string | undefined }).hint = err.hint.split(licenseKey).join("[license key]");
+  }
+  if (err instanceof SvcError && err.hint) {
+    (err as { hint: string | undefined }).hint = redactor.text(err.hint);
+  }
+  if (err instanceof SvcError && err.requestId) {
+    (err as { requestId: string | null }).requestId = redactor.text(err.requestId);
   }
   return err;
 }
