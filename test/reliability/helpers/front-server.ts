@@ -5,10 +5,19 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 
 /** Answers a request itself (returns true) or lets it through to the service (false). */
 export type FrontOverride = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/** Options of {@link startFrontServer}. */
+export interface FrontOptions {
+  /** Serve https with this key and certificate. */
+  tls?: { key: string; cert: string };
+  /** Rewrites the Location header of answers passed through. */
+  rewriteLocation?: (location: string) => string;
+}
 
 /** A reverse proxy on 127.0.0.1 in front of the mock service. */
 export interface FrontServer {
@@ -16,6 +25,8 @@ export interface FrontServer {
   readonly url: string;
   /** Paths (with query) requested through it, in order. */
   readonly paths: string[];
+  /** Request headers received, in order. */
+  readonly headersSeen: Record<string, string | string[] | undefined>[];
   close(): Promise<void>;
 }
 
@@ -29,10 +40,13 @@ export async function startFrontServer(
   target: string,
   override: FrontOverride,
   rewriteJson?: (path: string, body: unknown) => unknown,
+  opts: FrontOptions = {},
 ): Promise<FrontServer> {
   const paths: string[] = [];
+  const headersSeen: Record<string, string | string[] | undefined>[] = [];
   const base = new URL(target);
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    headersSeen.push({ ...req.headers });
     paths.push(req.url ?? "");
     if (override(req, res)) return;
     const upstream = httpRequest(
@@ -44,6 +58,9 @@ export async function startFrontServer(
         headers: { ...req.headers, host: base.host },
       },
       (answer) => {
+        const location = answer.headers.location;
+        if (location && opts.rewriteLocation)
+          answer.headers.location = opts.rewriteLocation(location);
         const type = String(answer.headers["content-type"] ?? "");
         if (!rewriteJson || !type.includes("json")) {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -64,13 +81,15 @@ export async function startFrontServer(
     );
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(opts.tls, handler) : createServer(handler);
   server.on("clientError", (_err, socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`,
     paths,
+    headersSeen,
     close() {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
