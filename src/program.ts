@@ -27,6 +27,7 @@ function globalsFrom(cmd: Command): GlobalOptions {
     verbose: o.verbose === true,
     color: o.color !== false,
     maxWait: typeof o.maxWait === "number" ? o.maxWait : DEFAULT_GLOBALS.maxWait,
+    waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
   };
 }
 
@@ -78,6 +79,12 @@ export function buildProgram(
       new Option("--max-wait <seconds>", "longest total wait on rate limits before giving up")
         .argParser(parseWholeNumber)
         .default(300),
+    )
+    .addOption(
+      new Option(
+        "--wait-lock <seconds>",
+        "commands that write a directory: wait up to this long for another run's lock (default 0: fail at once)",
+      ).argParser(parseWholeNumber),
     )
     .addHelpText(
       "after",

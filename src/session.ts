@@ -18,6 +18,8 @@ export interface GlobalOptions {
   color: boolean;
   /** `--max-wait`: seconds one operation may wait on 429s. */
   maxWait: number;
+  /** `--wait-lock`: seconds a command that writes a directory waits for another run's lock. */
+  waitLock: number;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -28,6 +30,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   verbose: false,
   color: true,
   maxWait: 300,
+  waitLock: 0,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { HttpClient, HttpResponse, RequestSpec } from "../api/http.js";
 import { headerValue } from "../api/http.js";
@@ -7,16 +7,20 @@ import { NetworkError } from "../errors/network-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import { parseContentLength, parseContentRange } from "./content-range.js";
-import { corruptDownload, fileExists } from "./errors.js";
+import { corruptDownload } from "./errors.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
 import { directRequest } from "./http1.js";
+import { checkRecordedFile, regularFileMtime, restampRecord } from "./local-file.js";
 import { acquireDirLock, type DirLock } from "./lock.js";
-import { fallbackFileName, nameFromContentDisposition } from "./names.js";
+import { nameFromContentDisposition } from "./names.js";
+import { chooseDestination, recordOf, settleDestination } from "./ownership.js";
 import {
   type PartialMeta,
   type PartialPaths,
   partialPaths,
+  preparePartialData,
   readPartial,
   removePartial,
   writePartialMeta,
@@ -25,7 +29,6 @@ import { dropBody, PumpError, pumpToWriter } from "./pump.js";
 import {
   findRecorded,
   type ItemRef,
-  isRecordedComplete,
   readState,
   type StateItem,
   sameItem,
@@ -57,6 +60,10 @@ export interface DownloadItemOptions extends ItemRef {
   fileName?: string;
   /** Overwrite a destination that is not recorded as ours, and re-download ours unconditionally. */
   force?: boolean;
+  /** Re-hash a recorded file even when its size and mtime match the record (`--checksum`). */
+  checksum?: boolean;
+  /** Lock wait in seconds when this call locks `dir` itself (`--wait-lock`); default 0. */
+  waitLock?: number;
   /**
    * For a recorded, complete file: true (default) re-validates it with `If-None-Match`; false
    * trusts the state file and returns `up-to-date` without any request (`packs sync`).
@@ -129,7 +136,12 @@ export async function downloadItem(
   opts: DownloadItemOptions,
 ): Promise<DownloadResult> {
   const lock: DirLock | undefined =
-    opts.lock === false ? undefined : await acquireDirLock(opts.dir);
+    opts.lock === false
+      ? undefined
+      : await acquireDirLock(opts.dir, {
+          waitSeconds: opts.waitLock ?? 0,
+          ...(client.signal ? { signal: client.signal } : {}),
+        });
   try {
     return await runDownload(client, opts);
   } catch (err) {
@@ -154,11 +166,19 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
   const notice = opts.onNotice ?? (() => undefined);
   const state = readState(dir);
   const fixedName = opts.fileName;
-  if (fixedName !== undefined) assertWritable(dir, fixedName, state.items, opts.force === true);
+  const force = opts.force === true;
+  // [state] one name, one item; untrusted destinations (src/download/ownership.ts)
+  const destination = (server: string | undefined): string =>
+    chooseDestination(dir, item, { fixed: fixedName, server }, force);
+  if (fixedName !== undefined) destination(undefined);
   const recorded = fixedName !== undefined ? state.items[fixedName] : findRecorded(state, item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
+  // [state] repair: size+mtime, else a re-hash, decide "intact" (src/download/local-file.ts)
+  const local = ours ? checkRecordedFile(dir, ours, opts.checksum === true) : undefined;
+  if (ours && local?.restamp !== undefined) await restampRecord(dir, ours.file, local.restamp);
+  const repairing = local?.verdict === "changed";
   let conditional: StateItem | undefined =
-    ours && !opts.force && ours.etag && isRecordedComplete(dir, ours) ? ours : undefined;
+    ours && !opts.force && ours.etag && local?.verdict === "intact" ? ours : undefined;
   if (conditional && opts.revalidate === false) {
     return finishUpToDate(opts, conditional);
   }
@@ -220,9 +240,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
         range.total === partial.meta.total
       ) {
         // The partial file already holds every byte: check and finish it.
-        const name =
-          fixedName ?? partial.meta.file ?? fallbackFileName(item.kind, item.slug, item.edition);
-        assertWritable(dir, name, readState(dir).items, opts.force === true);
+        const name = destination(partial.meta.file);
         chainStart ??= offset;
         const writer = openHashingWriter(paths.data, offset);
         writer.close();
@@ -234,6 +252,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
           etag: partial.meta.etag,
           resumedFrom: chainStart,
           response: res,
+          repaired: repairing,
         });
       }
       notice(`the service refused to resume ${item.slug} (HTTP 416); starting over`);
@@ -301,13 +320,12 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
       total = parseContentLength(headerValue(res.headers, "content-length"));
     }
 
-    const name =
-      fixedName ??
-      nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ??
-      partial?.meta.file ??
-      fallbackFileName(item.kind, item.slug, item.edition);
+    let name: string;
     try {
-      assertWritable(dir, name, readState(dir).items, opts.force === true);
+      name = destination(
+        nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ??
+          partial?.meta.file,
+      );
     } catch (err) {
       dropBody(res.body);
       throw err;
@@ -331,6 +349,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
     }
     let writer: ReturnType<typeof openHashingWriter>;
     try {
+      preparePartialData(paths, start); // [state] never write through a link at the .part path
       writer = openHashingWriter(paths.data, start);
     } catch (err) {
       dropBody(res.body);
@@ -416,33 +435,13 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
       etag,
       resumedFrom: chainStart,
       response: res,
+      repaired: repairing,
     });
   }
 }
 
 function label(opts: DownloadItemOptions): { label?: string } {
   return opts.progressLabel !== undefined ? { label: opts.progressLabel } : {};
-}
-
-/**
- * Checks that `name` may be written in `dir`: refuses an existing directory, and an existing
- * file the state does not record unless `force`. Throws FileSystemError `file_exists` (exit 8).
- */
-function assertWritable(
-  dir: string,
-  name: string,
-  items: Readonly<Record<string, StateItem>>,
-  force: boolean,
-): void {
-  const path = join(dir, name);
-  let st: ReturnType<typeof statSync> | undefined;
-  try {
-    st = statSync(path);
-  } catch {
-    return;
-  }
-  if (st.isDirectory()) throw fileExists(path, "is a directory");
-  if (!force && !items[name]) throw fileExists(path);
 }
 
 /** Format check, atomic rename into place, state record. */
@@ -456,6 +455,8 @@ async function finishComplete(
     etag: string | null;
     resumedFrom: number;
     response: HttpResponse;
+    /** The item's recorded file had changed: the status is `repaired`. */
+    repaired: boolean;
   },
 ): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
@@ -474,19 +475,17 @@ async function finishComplete(
   }
   const finalPath = join(opts.dir, done.name);
   const state = readState(opts.dir);
-  state.items[done.name] = {
-    ...item,
-    file: done.name,
-    size: done.bytes,
-    etag: done.etag,
-    sha256: done.sha256,
-    completed_at: new Date().toISOString(),
-  };
+  // [state] adoption: an unrecorded identical file is recorded and left untouched
+  const action = settleDestination(opts.dir, done.name, state, item, done, opts.force === true);
+  const mtimeMs = regularFileMtime(action === "adopt" ? finalPath : paths.data);
+  const facts = { ...done, file: done.name, mtimeMs };
+  state.items[done.name] = recordOf(state, item, facts, opts.fileName !== undefined);
+  if (action === "adopt") return await finishAdopted(opts, paths, state, done);
   // A new file is recorded before it appears: a run killed between rename and record would
   // leave a complete file the next run refuses as not ours (file_exists). Killed before the
   // rename, the record names a missing file and the complete part finishes via 416. A file
   // being replaced is recorded after, so an old record never vouches for new bytes.
-  const replacing = existsSync(finalPath);
+  const replacing = lstatIfExists(finalPath) !== undefined;
   if (!replacing) await writeState(opts.dir, state);
   try {
     renameSync(paths.data, finalPath);
@@ -495,7 +494,11 @@ async function finishComplete(
   }
   rmSync(paths.meta, { force: true });
   if (replacing) await writeState(opts.dir, state);
-  const status: FileOutcome = done.resumedFrom > 0 ? "resumed" : "downloaded";
+  const status: FileOutcome = done.repaired
+    ? "repaired"
+    : done.resumedFrom > 0
+      ? "resumed"
+      : "downloaded";
   opts.progress.done({
     name: done.name,
     bytes: done.bytes,
@@ -511,6 +514,30 @@ async function finishComplete(
     etag: done.etag,
     status,
     resumedFrom: done.resumedFrom,
+  };
+}
+
+/** [state] Records an adopted file, drops the partial copy, reports `adopted`. */
+async function finishAdopted(
+  opts: DownloadItemOptions,
+  paths: PartialPaths,
+  state: Parameters<typeof writeState>[1],
+  done: { name: string; bytes: number; sha256: string; etag: string | null },
+): Promise<DownloadResult> {
+  await writeState(opts.dir, state);
+  removePartial(paths);
+  opts.progress.done({ name: done.name, bytes: done.bytes, resumedFrom: 0, outcome: "adopted" });
+  return {
+    kind: opts.kind,
+    slug: opts.slug,
+    edition: opts.edition,
+    path: join(opts.dir, done.name),
+    file: done.name,
+    bytes: done.bytes,
+    sha256: done.sha256,
+    etag: done.etag,
+    status: "adopted",
+    resumedFrom: 0,
   };
 }
 
