@@ -62,7 +62,7 @@ export function statePathOf(dir: string): string {
 export function unsafeStateDir(dir: string, problem: string): FileSystemError {
   const path = stateDirOf(dir);
   if (problem === "is not a directory") {
-    return new FileSystemError(`cannot use ${path}: it is a file, not a directory`, {
+    return new FileSystemError(`cannot create ${path}: a file is in the way`, {
       code: "write_failed",
       hint: `Move ${path} away; svc-dl keeps its bookkeeping in that directory.`,
     });
