@@ -23,6 +23,7 @@ import {
   preparePartialData,
   readPartial,
   removePartial,
+  setFinalFileMode,
   writePartialMeta,
 } from "./partial.js";
 import { dropBody, PumpError, pumpToWriter } from "./pump.js";
@@ -485,6 +486,7 @@ async function finishComplete(
   // leave a complete file the next run refuses as not ours (file_exists). Killed before the
   // rename, the record names a missing file and the complete part finishes via 416. A file
   // being replaced is recorded after, so an old record never vouches for new bytes.
+  setFinalFileMode(paths); // [state] 0600 only while in .svc-dl/
   const replacing = lstatIfExists(finalPath) !== undefined;
   if (!replacing) await writeState(opts.dir, state);
   try {

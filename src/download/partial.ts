@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { closeSync } from "node:fs";
+import { chmodSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import {
   createPrivateFile,
@@ -129,6 +129,19 @@ export function preparePartialData(paths: PartialPaths, offset: number): void {
     closeSync(createPrivateFile(paths.data));
   } catch (err) {
     throw fsError(`cannot create ${paths.data}`, err);
+  }
+}
+
+/**
+ * Gives the complete partial file the mode a new file in the output directory would have
+ * (0666 minus the umask, as curl and wget create files) just before it is renamed into place:
+ * it is private (0600) only while it lives in `.svc-dl/`. Never throws (the mode is cosmetic).
+ */
+export function setFinalFileMode(paths: PartialPaths): void {
+  try {
+    chmodSync(paths.data, 0o666 & ~process.umask());
+  } catch {
+    // keeps 0600
   }
 }
 
