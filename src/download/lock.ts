@@ -38,6 +38,8 @@ export interface LockOptions {
   now?: () => number;
   /** Sleeps `ms` or rejects when `signal` aborts (tests); default a timer. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called once when the lock is held elsewhere and this call starts to wait (for a notice). */
+  onWait?: (line: string) => void;
 }
 
 /** How often a waiting run looks at the lock again, in ms. */
@@ -71,6 +73,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   const sleep = opts.sleep ?? defaultSleep;
   const deadline = now() + Math.max(0, opts.waitSeconds ?? 0) * 1000;
   let release: () => Promise<void>;
+  let waiting = false;
   for (;;) {
     if (opts.signal?.aborted) throw interrupted(opts.signal);
     const attempt = await tryLock(stateDir, lockPath, ownerPath);
@@ -80,6 +83,12 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
     }
     const left = deadline - now();
     if (left <= 0) throw lockedError(dir, attempt.owner);
+    if (!waiting) {
+      waiting = true;
+      opts.onWait?.(
+        `waiting up to ${Math.ceil(left / 1000)} s for another svc-dl run${ownerText(attempt.owner)} to release ${dir}`,
+      );
+    }
     try {
       await sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
     } catch (err) {
@@ -187,9 +196,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function ownerText(owner: LockOwner | undefined): string {
+  return owner ? ` (pid ${owner.pid} since ${owner.since})` : "";
+}
+
 function lockedError(dir: string, owner: LockOwner | undefined): FileSystemError {
-  const who = owner ? ` (pid ${owner.pid} since ${owner.since})` : "";
-  return new FileSystemError(`another svc-dl run${who} is writing to ${dir}`, {
+  return new FileSystemError(`another svc-dl run${ownerText(owner)} is writing to ${dir}`, {
     code: "locked",
     hint: "Wait for the other run to finish, or pass --wait-lock SECONDS to wait for it. A lock left by a crashed run on another host expires after 10 s.",
   });

@@ -47,6 +47,7 @@ export async function repairItems(
   if (!items.some((i) => i.status !== "ok")) return [...items];
   const lock = await acquireDirLock(opts.dir, {
     waitSeconds: opts.waitLock,
+    ...(opts.onNotice ? { onWait: opts.onNotice } : {}),
     ...(client.signal ? { signal: client.signal } : {}),
   });
   try {

@@ -85,6 +85,7 @@ export async function runGet(
     destination.kind === "file"
       ? await acquireDirLock(destination.dir, {
           waitSeconds: globals.waitLock,
+          onWait: onNotice,
           ...(client.signal ? { signal: client.signal } : {}),
         })
       : undefined;

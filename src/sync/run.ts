@@ -85,6 +85,7 @@ export async function runSync(
     ? undefined
     : await acquireDirLock(opts.dir, {
         waitSeconds: opts.waitLock ?? 0,
+        onWait: (line) => observer.notice?.(line),
         ...(client.signal ? { signal: client.signal } : {}),
       });
   try {
