@@ -29,6 +29,7 @@ function globalsFrom(cmd: Command): GlobalOptions {
     maxWait: typeof o.maxWait === "number" ? o.maxWait : DEFAULT_GLOBALS.maxWait,
     ...(o.proxy !== undefined ? { proxy: o.proxy } : {}),
     ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
+    waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
   };
 }
 
@@ -92,6 +93,12 @@ export function buildProgram(
         "--ca-file <path>",
         "extra trusted CA certificates, PEM (env SVC_CA_FILE, config ca-file)",
       ),
+    )
+    .addOption(
+      new Option(
+        "--wait-lock <seconds>",
+        "commands that write a directory: wait up to this long for another run's lock (default 0: fail at once)",
+      ).argParser(parseWholeNumber),
     )
     .addHelpText(
       "after",

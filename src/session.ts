@@ -23,6 +23,8 @@ export interface GlobalOptions {
   proxy?: string | undefined;
   /** `--ca-file PATH`: extra trusted CA certificates (PEM). */
   caFile?: string | undefined;
+  /** `--wait-lock`: seconds a command that writes a directory waits for another run's lock. */
+  waitLock: number;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -33,6 +35,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   verbose: false,
   color: true,
   maxWait: 300,
+  waitLock: 0,
 };
 
 /**

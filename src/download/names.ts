@@ -53,6 +53,15 @@ export function safeBaseName(raw: string): string | undefined {
   return name === "" ? undefined : name;
 }
 
+/**
+ * True when `name`, read from an untrusted place (the state file, partial metadata), is already
+ * a safe base name: {@link safeBaseName} leaves it unchanged (so no `/`, `\\`, `..`, leading dot
+ * such as `.svc-dl`, control character or device name).
+ */
+export function isSafeBaseName(name: string): boolean {
+  return typeof name === "string" && name !== "" && safeBaseName(name) === name;
+}
+
 /** `CON`, `PRN`, `AUX`, `NUL`, `COM0-9`, `LPT0-9` (and ¹²³), `CONIN$`, `CONOUT$`, any extension. */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
 

@@ -1,7 +1,7 @@
 import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
-import { createProgress } from "../io/progress.js";
+import { createProgress, type FileOutcome } from "../io/progress.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";
 import {
@@ -23,7 +23,7 @@ export interface GetJsonDocument {
   bytes: number;
   sha256: string;
   etag: string | null;
-  status: "downloaded" | "resumed" | "up-to-date";
+  status: FileOutcome;
   resumed_from: number;
 }
 
@@ -81,7 +81,14 @@ export async function runGet(
   });
   const onNotice = (line: string): void => session.reporter.info(line);
   // Lock first, so a second run on the same directory stops before any request.
-  const lock = destination.kind === "file" ? await acquireDirLock(destination.dir) : undefined;
+  const lock =
+    destination.kind === "file"
+      ? await acquireDirLock(destination.dir, {
+          waitSeconds: globals.waitLock,
+          onWait: onNotice,
+          ...(client.signal ? { signal: client.signal } : {}),
+        })
+      : undefined;
   let result: DownloadResult;
   try {
     const source = typeof req.source === "function" ? await req.source() : req.source;

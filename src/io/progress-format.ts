@@ -46,6 +46,9 @@ export function finishedLine(info: {
   if (info.outcome === "up-to-date") {
     return `${prefix}${info.name}  ${formatBytes(info.bytes)}  already up to date`;
   }
+  if (info.outcome === "adopted") {
+    return `${prefix}${info.name}  ${formatBytes(info.bytes)}  already present with the served bytes (adopted)`;
+  }
   const rate = info.seconds > 0 ? info.transferred / info.seconds : Number.NaN;
   const resumed =
     info.outcome === "resumed" ? `, resumed from ${formatBytes(info.resumedFrom)}` : "";

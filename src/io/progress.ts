@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 
 /** How a finished file ended (cli-contract "JSON documents": `status`). */
-export type FileOutcome = "downloaded" | "resumed" | "up-to-date";
+export type FileOutcome = "downloaded" | "resumed" | "up-to-date" | "adopted" | "repaired";
 
 /**
  * Progress of one file at a time, as the download engine reports it. `advance()` is called per

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
+import { restampRecord } from "../download/local-file.js";
 import { acquireDirLock, type DirLock } from "../download/lock.js";
 import { checkUpstream } from "../download/revalidate.js";
 import { readState } from "../download/state.js";
@@ -32,6 +33,10 @@ export interface SyncOptions {
   refresh: boolean;
   /** `--dry-run`: no download, no lock, nothing written; with `refresh` the conditional requests are still made. */
   dryRun: boolean;
+  /** `--checksum`: re-hash every recorded file and re-download any that differs (`repaired`). */
+  checksum?: boolean;
+  /** `--wait-lock`: seconds to wait for another run's lock on DIR; default 0. */
+  waitLock?: number;
 }
 
 /** What a sync tells its caller while it runs (human output lives in the command). */
@@ -76,15 +81,24 @@ export async function runSync(
   progress: FileProgress,
   observer: SyncObserver = {},
 ): Promise<SyncDocument> {
-  const lock: DirLock | undefined = opts.dryRun ? undefined : await acquireDirLock(opts.dir);
+  const lock: DirLock | undefined = opts.dryRun
+    ? undefined
+    : await acquireDirLock(opts.dir, {
+        waitSeconds: opts.waitLock ?? 0,
+        onWait: (line) => observer.notice?.(line),
+        ...(client.signal ? { signal: client.signal } : {}),
+      });
   try {
     const packs = await listPacks(client);
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
     const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
       refresh: opts.refresh,
+      checksum: opts.checksum === true,
+      dryRun: opts.dryRun,
       noAuthoring: memo,
     });
+    if (!opts.dryRun) await restampIntact(opts.dir, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);
     const count = plan.filter((p) => needsRequest(p, opts)).length;
     let position = 0;
@@ -101,6 +115,15 @@ export async function runSync(
     return { dir: opts.dir, items, summary: summarize(items) };
   } finally {
     await lock?.release();
+  }
+}
+
+/** Records the new mtime of files a re-hash found intact, so the next run need not hash them. */
+async function restampIntact(dir: string, plan: readonly PlannedItem[]): Promise<void> {
+  for (const item of plan) {
+    if (item.recorded && item.restamp !== undefined) {
+      await restampRecord(dir, item.recorded.file, item.restamp);
+    }
   }
 }
 
@@ -164,9 +187,9 @@ async function settle(
     : {};
 
   if (item.action === "unavailable") return result("unavailable", item.reason);
-  if (item.action === "skip") return result("skipped", item.reason, recordedFacts);
+  if (item.action === "skip") return result("up-to-date", item.reason, recordedFacts);
   if (item.action === "fetch" && opts.dryRun) {
-    return result("skipped", item.reason, { path: recordedPath });
+    return result("would-download", item.reason, { path: recordedPath });
   }
   try {
     const source = { url: sourceUrl(target.url, target.slug) };
@@ -174,7 +197,7 @@ async function settle(
       const check = await checkUpstream(client, source, recorded);
       return check.status === "unchanged"
         ? result("up-to-date", "unchanged upstream", recordedFacts)
-        : result("skipped", "changed upstream", { path: recordedPath });
+        : result("would-download", "changed upstream", { path: recordedPath });
     }
     const done = await downloadItem(client, {
       kind: "pack",
@@ -183,6 +206,7 @@ async function settle(
       source,
       dir: opts.dir,
       revalidate: item.action === "revalidate",
+      checksum: opts.checksum === true,
       progress,
       lock: false,
       onNotice: (line) => observer.notice?.(line),

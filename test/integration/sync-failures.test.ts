@@ -182,7 +182,7 @@ describe("packs sync: the directory lock", () => {
 
   it("of two overlapping runs on one DIR, the second exits 8 and the first completes", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 128 * 1024 } });
+    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
     const first = runCli(["packs", "sync", dir, "--json"], { env });
     await until(() => existsSync(join(dir, ".svc-dl", "lock")), "the first run's lock");
     const second = await runCli(["packs", "sync", dir, "--json"], { env });

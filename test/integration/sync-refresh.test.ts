@@ -144,7 +144,7 @@ describe("svc-dl packs sync --refresh", () => {
     const { code, doc } = await syncJson(["--refresh", "--dry-run"]);
     expect(code).toBe(0);
     const changed = doc.items.find((i) => i.slug === slug);
-    expect(changed).toMatchObject({ status: "skipped", reason: "changed upstream" });
+    expect(changed).toMatchObject({ status: "would-download", reason: "changed upstream" });
     expect(doc.items.filter((i) => i.reason === "unchanged upstream")).toHaveLength(
       owned.length - 1,
     );

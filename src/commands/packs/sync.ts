@@ -11,6 +11,8 @@ export interface PacksSyncOptions {
   refresh?: boolean;
   /** `--dry-run`: list what would be downloaded and why; no download, nothing written. */
   dryRun?: boolean;
+  /** `--checksum`: re-hash every recorded file; re-download any that differs. */
+  checksum?: boolean;
 }
 
 /**
@@ -45,7 +47,14 @@ export async function runPacksSync(
   });
   const doc = await runSync(
     client,
-    { dir, edition: opts.edition, refresh: opts.refresh === true, dryRun },
+    {
+      dir,
+      edition: opts.edition,
+      refresh: opts.refresh === true,
+      dryRun,
+      checksum: opts.checksum === true,
+      waitLock: globals.waitLock,
+    },
     progress,
     {
       planned: (plan, packs) => {
@@ -90,18 +99,27 @@ export function packsSyncCommand(open: OpenSession): Command {
     )
     .option("--refresh", "re-check complete packs with one conditional request each (ETag)")
     .option("--dry-run", "list what would be downloaded and why; download nothing")
+    .option(
+      "--checksum",
+      "re-hash every recorded file and re-download any whose SHA-256 differs (repaired)",
+    )
     .addHelpText(
       "after",
       `
-Packs already complete in DIR (per DIR/.svc-dl/state.json, and on disk with the recorded size)
-are skipped without any download request. --edition all adds the authoring edition where a pack
+Packs already complete in DIR (per DIR/.svc-dl/state.json, and on disk with the recorded size
+and modification time, or the recorded SHA-256 after a re-hash) are skipped without any
+download request; a changed file is downloaded again (repaired). A file in DIR that svc-dl has
+no record of is adopted when it holds exactly the served bytes, else the pack fails with
+file_exists. --checksum re-hashes every file. --edition all adds the authoring edition where a pack
 has one. Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
 revoked key, API disabled, blocked) stops at once with its own exit code; 8 when another run
-holds DIR's lock.
+holds DIR's lock (--wait-lock SECONDS waits for it).
 ${examples(
   "svc-dl packs sync ~/assets",
   "svc-dl packs sync ~/assets --edition all --refresh",
   "svc-dl packs sync ~/assets --dry-run",
+  "svc-dl packs sync ~/assets --checksum",
+  "svc-dl --wait-lock 600 packs sync ~/assets",
   "svc-dl packs sync ./packs --json --quiet > sync-report.json",
 )}`,
     )
