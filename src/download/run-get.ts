@@ -51,6 +51,11 @@ export interface GetRequest {
   output: string | undefined;
   force: boolean;
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
+  /**
+   * Runs after a download into a directory (not `-o -`), with the directory lock still held
+   * (`--extract`); the members it returns are added to the `--json` document.
+   */
+  afterDownload?: (result: DownloadResult) => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -83,6 +88,7 @@ export async function runGet(
   // Lock first, so a second run on the same directory stops before any request.
   const lock = destination.kind === "file" ? await acquireDirLock(destination.dir) : undefined;
   let result: DownloadResult;
+  let extra: Record<string, unknown> = {};
   try {
     const source = typeof req.source === "function" ? await req.source() : req.source;
     const common = {
@@ -102,6 +108,7 @@ export async function runGet(
         force: req.force,
         lock: false,
       });
+      if (req.afterDownload) extra = await req.afterDownload(result);
     }
   } catch (err) {
     if (client.signal?.aborted) throw interruptedReason(client.signal);
@@ -110,7 +117,7 @@ export async function runGet(
     progress.stop();
     await lock?.release();
   }
-  if (globals.json) session.printJson(toJsonDocument(result));
+  if (globals.json) session.printJson({ ...toJsonDocument(result), ...extra });
   else if (destination.kind !== "stdout") session.print(result.path);
   return result;
 }

@@ -8,6 +8,7 @@ import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { FileProgress } from "../io/progress.js";
+import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
 import { summarize } from "./summary.js";
@@ -32,6 +33,8 @@ export interface SyncOptions {
   refresh: boolean;
   /** `--dry-run`: no download, no lock, nothing written; with `refresh` the conditional requests are still made. */
   dryRun: boolean;
+  /** `--extract`: unpack every complete pack ZIP into `<dir>/<file name without .zip>/` (src/sync/extract-step.ts). */
+  extract?: boolean;
 }
 
 /** What a sync tells its caller while it runs (human output lives in the command). */
@@ -91,7 +94,10 @@ export async function runSync(
     const items: SyncItemResult[] = [];
     for (const item of plan) {
       if (needsRequest(item, opts)) observer.itemStarted?.(item, ++position, count);
-      const result = await settle(client, item, opts, progress, observer);
+      let result = await settle(client, item, opts, progress, observer);
+      if (opts.extract === true && !opts.dryRun) {
+        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
+      }
       items.push(result);
       observer.itemFinished?.(result, item);
     }

@@ -11,6 +11,8 @@ export interface PacksSyncOptions {
   refresh?: boolean;
   /** `--dry-run`: list what would be downloaded and why; no download, nothing written. */
   dryRun?: boolean;
+  /** `--extract`: unpack each complete pack ZIP into `DIR/<file name without .zip>/`. */
+  extract?: boolean;
 }
 
 /**
@@ -45,7 +47,13 @@ export async function runPacksSync(
   });
   const doc = await runSync(
     client,
-    { dir, edition: opts.edition, refresh: opts.refresh === true, dryRun },
+    {
+      dir,
+      edition: opts.edition,
+      refresh: opts.refresh === true,
+      dryRun,
+      extract: opts.extract === true,
+    },
     progress,
     {
       planned: (plan, packs) => {
@@ -90,6 +98,7 @@ export function packsSyncCommand(open: OpenSession): Command {
     )
     .option("--refresh", "re-check complete packs with one conditional request each (ETag)")
     .option("--dry-run", "list what would be downloaded and why; download nothing")
+    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)")
     .addHelpText(
       "after",
       `
@@ -102,6 +111,7 @@ ${examples(
   "svc-dl packs sync ~/assets",
   "svc-dl packs sync ~/assets --edition all --refresh",
   "svc-dl packs sync ~/assets --dry-run",
+  "svc-dl packs sync ~/assets --include 'forest-*' --extract",
   "svc-dl packs sync ./packs --json --quiet > sync-report.json",
 )}`,
     )
