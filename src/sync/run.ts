@@ -11,6 +11,7 @@ import type { FileProgress } from "../io/progress.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
+import { type Selection, type SelectionResult, selectPacks } from "./select.js";
 import { summarize } from "./summary.js";
 import { syncTargets } from "./targets.js";
 import type {
@@ -35,7 +36,11 @@ export interface SyncOptions {
   dryRun: boolean;
   /** `--extract`: unpack every complete pack ZIP into `<dir>/<file name without .zip>/` (src/sync/extract-step.ts). */
   extract?: boolean;
+  /** `--include`/`--exclude`/`--category` (src/sync/select.ts); left-out packs are never requested. */
+  selection?: Selection;
 }
+
+const NO_SELECTION: Selection = { include: [], exclude: [], categories: [] };
 
 /** What a sync tells its caller while it runs (human output lives in the command). */
 export interface SyncObserver {
@@ -50,6 +55,8 @@ export interface SyncObserver {
   itemFinished?(result: SyncItemResult, item: PlannedItem): void;
   /** A notice for stderr (restarts, refreshed CDN links). */
   notice?(line: string): void;
+  /** The selection was applied (before planning); `warnings` name globs that match nothing owned. */
+  selected?(result: SelectionResult): void;
 }
 
 /**
@@ -81,7 +88,9 @@ export async function runSync(
 ): Promise<SyncDocument> {
   const lock: DirLock | undefined = opts.dryRun ? undefined : await acquireDirLock(opts.dir);
   try {
-    const packs = await listPacks(client);
+    const selection = selectPacks(await listPacks(client), opts.selection ?? NO_SELECTION);
+    observer.selected?.(selection);
+    const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
     const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
@@ -104,7 +113,11 @@ export async function runSync(
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);
     }
-    return { dir: opts.dir, items, summary: summarize(items) };
+    return {
+      dir: opts.dir,
+      items,
+      summary: { ...summarize(items), filtered: selection.left.length },
+    };
   } finally {
     await lock?.release();
   }
