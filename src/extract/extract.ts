@@ -172,7 +172,8 @@ function swapInto(target: string, next: string, aside: string, hasOld: boolean):
 /**
  * Finishes interrupted extractions of `dir`: `extract-X.old` goes back to `X` when `X` is
  * missing (the swap was cut between its two renames), else is deleted; `extract-X.new` is
- * deleted. Names that are not safe folder names are left alone.
+ * deleted. Only a real directory is put back (never a symlink planted there). Names that are
+ * not safe folder names are left alone.
  */
 function recoverInterrupted(dir: string): void {
   const stateDir = stateDirOf(dir);
@@ -185,7 +186,8 @@ function recoverInterrupted(dir: string): void {
     const path = join(stateDir, name);
     const target = join(dir, folder);
     try {
-      if (isOld && lstatSync(target, { throwIfNoEntry: false }) === undefined) {
+      const aside = lstatSync(path);
+      if (isOld && aside.isDirectory() && !lstatSync(target, { throwIfNoEntry: false })) {
         renameSync(path, target);
       } else {
         rmSync(path, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { safeBaseName } from "../download/names.js";
@@ -50,7 +50,7 @@ function isInsidePath(path: string): boolean {
 
 /**
  * Reads `<dir>/.svc-dl/extracted.json`. The file is untrusted input: a missing, unreadable or
- * malformed file is an empty manifest, and a folder record is dropped unless its folder and
+ * malformed file, or a symlink in its place (never followed), is an empty manifest, and a folder record is dropped unless its folder and
  * archive names are safe base names and every path in it passes the entry-name rule (relative,
  * no `..`, no drive letter, no backslash, valid on Windows), so nothing read here can name a
  * path outside its folder.
@@ -59,7 +59,16 @@ export function readExtractedManifest(dir: string): ExtractedManifest {
   const manifest: ExtractedManifest = { version: 1, folders: {} };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(join(stateDirOf(dir), EXTRACTED_FILE), "utf8"));
+    // O_NOFOLLOW: a symlink planted in place of the manifest is never read through
+    const fd = openSync(
+      join(stateDirOf(dir), EXTRACTED_FILE),
+      constants.O_RDONLY | constants.O_NOFOLLOW,
+    );
+    try {
+      parsed = JSON.parse(readFileSync(fd, "utf8"));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return manifest;
   }
@@ -77,7 +86,8 @@ export function readExtractedManifest(dir: string): ExtractedManifest {
 }
 
 /**
- * Writes the manifest atomically (write-file-atomic, mode 0600), folders sorted. Call only while
+ * Writes the manifest atomically (write-file-atomic, mode 0600), folders sorted; a symlink or
+ * folder in its place is removed first, never written through. Call only while
  * holding the directory lock. Throws FileSystemError `write_failed` (exit 8).
  */
 export async function writeExtractedManifest(
@@ -92,6 +102,9 @@ export async function writeExtractedManifest(
     if (record) folders[name] = record;
   }
   try {
+    // write-file-atomic writes through a symlink to its target: remove anything not a plain file
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (st !== undefined && !st.isFile()) rmSync(path, { recursive: true, force: true });
     await writeFileAtomic(path, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, {
       mode: 0o600,
     });

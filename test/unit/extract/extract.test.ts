@@ -189,6 +189,26 @@ describe("extractPack", () => {
     expect(readFileSync(join(root, "outside.txt"), "utf8")).toBe("precious");
   });
 
+  it("never reads or writes the manifest through a symlink", async () => {
+    const victim = join(root, "victim.json");
+    writeFileSync(victim, '{"folders":{}}');
+    mkdirSync(join(dir, ".svc-dl"), { mode: 0o700 });
+    symlinkSync(victim, join(dir, ".svc-dl/extracted.json"));
+    await put("forest-pack.zip", V1).run();
+    expect(readFileSync(victim, "utf8")).toBe('{"folders":{}}');
+    expect(readExtractedManifest(dir).folders["forest-pack"]?.files).toHaveLength(3);
+  });
+
+  it("does not put back a symlink planted as a folder moved aside", async () => {
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(elsewhere);
+    mkdirSync(join(dir, ".svc-dl"), { mode: 0o700 });
+    symlinkSync(elsewhere, join(dir, ".svc-dl/extract-forest-pack.old"));
+    await put("forest-pack.zip", V1).run();
+    expect(tree(join(dir, "forest-pack"))).toContain("forest/README.txt");
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
   it("names the folder after the archive, never .svc-dl", () => {
     expect(extractFolderName("forest-pack.zip")).toBe("forest-pack");
     expect(extractFolderName("Forest.ZIP")).toBe("Forest");
