@@ -85,6 +85,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
       hint: "Download the pack again without --extract, then with it.",
     });
   }
+  refuseNonFolder(target);
   const plan = await inspectArchive(archive, archiveStat.size);
   const next = join(stateDir, `${PREFIX}${folder}${NEW_SUFFIX}`);
   const aside = join(stateDir, `${PREFIX}${folder}${OLD_SUFFIX}`);
@@ -100,14 +101,8 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
     rmSync(next, { recursive: true, force: true });
     mkdirSync(next, { mode: 0o755 });
     written = await writeEntries(archive, plan.zip, plan.entries, next, opts.signal);
-    const current = lstatSync(target, { throwIfNoEntry: false });
-    if (current !== undefined) {
-      if (!current.isDirectory()) {
-        throw new FileSystemError(
-          `${target} exists and is not a folder svc-dl extracted; nothing was extracted`,
-          { code: "file_exists", hint: `Move ${target} away and run the same command again.` },
-        );
-      }
+    const current = refuseNonFolder(target);
+    if (current) {
       await carryOver({
         target,
         next,
@@ -117,7 +112,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
         newDirs: new Set(written.dirs),
       });
     }
-    swapInto(target, next, aside, current !== undefined);
+    swapInto(target, next, aside, current);
   } catch (err) {
     rmSync(next, { recursive: true, force: true });
     throw err;
@@ -132,8 +127,27 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
     extracted_at: new Date().toISOString(),
   };
   await writeExtractedManifest(dir, manifest);
-  rmSync(aside, { recursive: true, force: true });
+  try {
+    rmSync(aside, { recursive: true, force: true });
+  } catch {
+    // done all the same; the next run removes what is left (recoverInterrupted)
+  }
   return { status: "extracted", path: target, files: written.files.length };
+}
+
+/**
+ * Whether the folder's place holds a real folder (true) or nothing (false). Throws
+ * FileSystemError `file_exists` for a file or a symlink there: svc-dl never extracts through a
+ * link it did not make.
+ */
+function refuseNonFolder(target: string): boolean {
+  const st = lstatSync(target, { throwIfNoEntry: false });
+  if (st === undefined) return false;
+  if (st.isDirectory()) return true;
+  throw new FileSystemError(
+    `${target} exists and is not a folder (${st.isSymbolicLink() ? "a symlink" : "a file"}); nothing was extracted`,
+    { code: "file_exists", hint: `Move ${target} away and run the same command again.` },
+  );
 }
 
 /** Creates `.svc-dl/` (0700) when missing; refuses one that is a symlink or not a folder. */
