@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOSTILE_ARCHIVE_KINDS } from "../../src/mock-server/hostile-zip.js";
@@ -120,6 +120,23 @@ describe("pack get --extract", () => {
       expect(existsSync("/tmp/svc-dl-mock-evil.txt")).toBe(false);
     },
   );
+
+  it("an interrupted extraction leaves no half-filled folder: the next run cleans up and completes", async () => {
+    const dir = tempDir();
+    const state = join(dir, ".svc-dl");
+    // what a run killed while writing leaves: a half-built folder inside .svc-dl, none in place
+    mkdirSync(join(state, "extract-desert-rocks.new/desert-rocks"), {
+      recursive: true,
+      mode: 0o700,
+    });
+    writeFileSync(join(state, "extract-desert-rocks.new/desert-rocks/README.txt"), "half");
+    const r = await getExtract(dir);
+    expect(r.code).toBe(0);
+    expect(readdirSync(state).filter((n) => n.startsWith("extract-"))).toEqual([]);
+    expect(readFileSync(join(dir, "desert-rocks/desert-rocks/README.txt"), "utf8")).toContain(
+      "slug: desert-rocks",
+    );
+  });
 
   it("refuses --extract with -o - (usage, exit 2, no request)", async () => {
     const r = await runCli(["pack", "get", "desert-rocks", "--extract", "-o", "-"], {
