@@ -1,6 +1,7 @@
 import { Command, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/get.js";
+import { assetsCommand } from "./commands/assets/list.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
@@ -136,6 +137,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
   program.addCommand(packs);
   program.addCommand(packCommand(open));
   program.addCommand(assetCommand(open));
+  program.addCommand(assetsCommand(open));
   program.addCommand(legacyCommand(open));
   program.addCommand(verifyCommand(open));
 

@@ -23,7 +23,7 @@ export function validateSlug(slug: string, what = "slug"): string {
   if (problem) {
     throw new UsageError(`invalid ${what} ${JSON.stringify(slug)}: it ${problem}`, {
       code: "invalid_slug",
-      hint: "Use the slug exactly as `svc-dl packs list` shows it.",
+      hint: `Use the slug exactly as \`svc-dl ${what.startsWith("asset") ? "assets" : "packs"} list\` shows it.`,
     });
   }
   return slug;

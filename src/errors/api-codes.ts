@@ -44,11 +44,11 @@ const TABLE: Readonly<Record<string, CodeEntry>> = {
   },
   not_entitled: {
     exitCode: 4,
-    hint: "This item is not among the account's purchases (or its order is not paid); `svc-dl packs list` shows what you own.",
+    hint: "This item is not among the account's purchases (or its order is not paid); `svc-dl packs list` shows the packs you own, `svc-dl assets list` the assets.",
   },
   not_found: {
     exitCode: 5,
-    hint: "No such published item; check the slug with `svc-dl packs list`.",
+    hint: "No such published item; check the slug with `svc-dl packs list` (packs) or `svc-dl assets list` (assets).",
   },
   file_unavailable: {
     exitCode: 5,

@@ -58,11 +58,12 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
   const state = new MockState(fixture);
   state.packSize = options.packSize ?? null;
   state.assetSize = options.assetSize ?? null;
+  const faults = new FaultState(options.faults ?? {});
   const core: ServiceCore = {
     state,
     limiter: new Limiter({ ...DEFAULT_LIMITS, ...options.limits }),
-    faults: new FaultState(options.faults ?? {}),
-    files: new FileStore(),
+    faults,
+    files: new FileStore(faults),
     signer: new Signer(),
     settings: {
       ifNoneMatch: options.ifNoneMatch ?? true,

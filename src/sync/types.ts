@@ -93,6 +93,8 @@ export interface SyncSummary {
   downloaded: number;
   up_to_date: number;
   failed: number;
+  /** Packs left out by `--include`/`--exclude`/`--category` (set by runSync; never requested). */
+  filtered?: number;
 }
 
 /** The whole `packs sync --json` document: `{dir, items, summary}`. */
