@@ -4,9 +4,11 @@ import { assetCommand } from "./commands/asset/get.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
+import { cacheCommand } from "./commands/cache/command.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config/command.js";
+import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/get.js";
 import { packCommand } from "./commands/pack/get.js";
 import { packsListCommand } from "./commands/packs/list.js";
@@ -117,6 +119,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
   program.addCommand(assetCommand(open));
   program.addCommand(legacyCommand(open));
   program.addCommand(verifyCommand(open));
+  program.addCommand(installCommand(open));
+  program.addCommand(cacheCommand(open));
 
   applySettings(program, ctx, onCommanderError);
   return program;
