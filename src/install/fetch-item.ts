@@ -5,7 +5,7 @@
  * src/install/, src/cache/ or src/library/ imports the engine or the HTTP client directly.
  */
 import { z } from "zod";
-import type { HttpClient } from "../api/http.js";
+import { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
 import { paginate } from "../api/paginate.js";
 import type { Pack } from "../api/schemas.js";
@@ -34,7 +34,45 @@ export interface ItemFetcher {
    * state record, conditional re-validation of a recorded file). The caller holds `dir`'s
    * lock (or the lock of a directory containing it). Throws what `downloadItem` throws.
    */
-  download(item: ItemKey, dir: string, opts?: { progressLabel?: string }): Promise<DownloadResult>;
+  download(item: ItemKey, dir: string, opts?: FetchOptions): Promise<DownloadResult>;
+}
+
+/** Per-call options of {@link ItemFetcher.download}. */
+export interface FetchOptions {
+  progressLabel?: string;
+  /** Lock `dir` for this call (the library's single downloads); default false: the caller holds it. */
+  lockDir?: boolean;
+  /** Overwrite a destination svc-dl did not record, and re-download a recorded one. */
+  force?: boolean;
+}
+
+/** What the library needs to build an HTTP client for one operation. */
+export interface HttpSettings {
+  baseUrl: URL;
+  /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
+  apiKey: () => string;
+  userAgent: string;
+  signal?: AbortSignal | undefined;
+  /** Longest total wait on 429s, in seconds. */
+  maxWaitSeconds?: number | undefined;
+  onNotice?: ((line: string) => void) | undefined;
+}
+
+/**
+ * Builds the HTTP client of one library operation (the CLI builds its own in src/session.ts).
+ * LEAD: pass `proxy` and `caFile` of createClient() to the new transport here (src/http/).
+ */
+export function createHttpClient(settings: HttpSettings): HttpClient {
+  return new HttpClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    userAgent: settings.userAgent,
+    ...(settings.signal ? { signal: settings.signal } : {}),
+    ...(settings.maxWaitSeconds !== undefined
+      ? { retry: { maxWaitSeconds: settings.maxWaitSeconds } }
+      : {}),
+    ...(settings.onNotice ? { onNotice: settings.onNotice } : {}),
+  });
 }
 
 /** Builds an {@link ItemFetcher}. */
@@ -50,11 +88,13 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
       } else {
         source = { url: client.apiUrl(`assets/${encodeURIComponent(item.slug)}/download`) };
       }
-      // With `lock: false` the engine expects its bookkeeping directory to exist.
-      try {
-        makeDirectory(stateDirOf(dir));
-      } catch (err) {
-        throw fsError(`cannot create ${stateDirOf(dir)}`, err);
+      // Without its own lock the engine expects its bookkeeping directory to exist.
+      if (opts.lockDir !== true) {
+        try {
+          makeDirectory(stateDirOf(dir));
+        } catch (err) {
+          throw fsError(`cannot create ${stateDirOf(dir)}`, err);
+        }
       }
       return downloadItem(client, {
         kind: item.kind,
@@ -62,7 +102,8 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
         edition: item.edition,
         source,
         dir,
-        lock: false,
+        ...(opts.lockDir === true ? {} : { lock: false as const }),
+        ...(opts.force === true ? { force: true } : {}),
         progress: deps.progress,
         ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),
         ...(deps.onNotice ? { onNotice: deps.onNotice } : {}),
