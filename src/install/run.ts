@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ContentCache } from "../cache/cache.js";
 import { acquireDirLock } from "../download/lock.js";
@@ -10,7 +10,7 @@ import type { ItemFetcher } from "./fetch-item.js";
 import { itemKey, lockPathFor, readLock, writeLockIfChanged } from "./lockfile.js";
 import { type Manifest, readManifest } from "./manifest.js";
 import { describeItem, installFailedError, lockMismatchError } from "./outcome.js";
-import { placeFromCache, placeVerified, takeLocal } from "./place.js";
+import { checkPlaceable, placeFromCache, placeVerified, takeLocal } from "./place.js";
 import type {
   InstallDocument,
   InstallItemRef,
@@ -207,6 +207,8 @@ async function obtain(
   }
   // --frozen: fetch beside dir, check against the lock, only then put it into place.
   const staging = join(dir, STATE_DIR, "install-staging");
+  removeIfNotDirectory(staging);
+  checkPlaceable(dir, item, lock); // a conflict in dir costs no download
   const r = await fetcher.download(item, staging);
   const problems: string[] = [];
   if (r.sha256 !== lock.sha256) {
@@ -234,6 +236,15 @@ async function obtain(
   const placed = await placeVerified(dir, item, lock, r.path);
   const status = r.status === "resumed" ? "resumed" : placed;
   return done(item, lock, dir, status, "network", "not in dir or the cache");
+}
+
+/** Removes whatever sits at `path` unless it is a plain directory (never follows a symlink). */
+function removeIfNotDirectory(path: string): void {
+  try {
+    if (!lstatSync(path).isDirectory()) rmSync(path, { force: true });
+  } catch {
+    // absent: the engine creates it
+  }
 }
 
 function done(

@@ -135,3 +135,46 @@ describe("svc-dl install: lock and convergence", () => {
     expect(shared.mock.requests).toHaveLength(0);
   });
 });
+
+describe("svc-dl install: hostile and restored directories", () => {
+  it("refuses a lock whose file name leaves dir (exit 2, invalid_lock)", async () => {
+    const p = makeProject({ dir: "out", assets: ["free-sample-cube"] });
+    expect((await install(shared.mock, p)).code).toBe(0);
+    const lockPath = join(p.root, "svc-dl.lock");
+    const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { items: { file: string }[] };
+    const [first] = lock.items;
+    if (first) first.file = "../../evil.glb";
+    writeFileSync(lockPath, JSON.stringify(lock));
+    shared.mock.clearLog();
+    const r = await install(shared.mock, p, ["--frozen"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("invalid_lock");
+    expect(r.stderr).toContain("items[0].file");
+    expect(shared.mock.requests).toHaveLength(0);
+  });
+
+  it("adopts a locked file restored without .svc-dl/, with no request", async () => {
+    const p = makeProject({ dir: "out", assets: ["free-sample-cube"] });
+    expect((await install(shared.mock, p, ["--no-cache"])).code).toBe(0);
+    rmSync(join(p.root, "out", ".svc-dl"), { recursive: true });
+    shared.mock.clearLog();
+    const r = await install(shared.mock, p, ["--frozen", "--no-cache"], { SVC_API_KEY: undefined });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as InstallDoc;
+    expect(doc.items[0]).toMatchObject({ status: "adopted", source: "local" });
+    expect(shared.mock.requests).toHaveLength(0);
+  });
+
+  it("never replaces a file in dir that svc-dl did not put there (file_exists, exit 1)", async () => {
+    const p = makeProject({ dir: "out", assets: ["free-sample-cube"] });
+    expect((await install(shared.mock, p, ["--no-cache"])).code).toBe(0);
+    rmSync(join(p.root, "out", ".svc-dl"), { recursive: true });
+    const file = join(p.root, "out", "free-sample-cube.glb");
+    writeFileSync(file, "my own file");
+    const r = await install(shared.mock, p, ["--frozen", "--no-cache"]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as InstallDoc;
+    expect(doc.items[0]?.error?.code).toBe("file_exists");
+    expect(readFileSync(file, "utf8")).toBe("my own file");
+  });
+});
