@@ -2,13 +2,28 @@ import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useMockService } from "../helpers/mock.js";
-import { downloadRequests, type InstallDoc, install, makeProject } from "./helpers.js";
+import {
+  downloadRequests,
+  type InstallDoc,
+  install,
+  makeProject,
+  type Project,
+} from "./helpers.js";
 
 const shared = useMockService({
   packSize: 96 * 1024,
   assetSize: 16 * 1024,
   limits: { download: { quota: 1000, windowSeconds: 60 } },
 });
+
+/** `install --frozen` ends with `code`, its stderr naming each of `texts`, and no request made. */
+async function expectRefusedWithoutRequest(p: Project, code: number, texts: string[]) {
+  shared.mock.clearLog();
+  const r = await install(shared.mock, p, ["--frozen"]);
+  expect(r.code, r.stderr).toBe(code);
+  for (const text of texts) expect(r.stderr).toContain(text);
+  expect(shared.mock.requests).toHaveLength(0);
+}
 
 describe("svc-dl install: manifest validation", () => {
   it("refuses an unknown key with exit 2, naming its JSON path", async () => {
@@ -127,12 +142,7 @@ describe("svc-dl install: lock and convergence", () => {
       join(p.root, "svc-dl.json"),
       JSON.stringify({ dir: "out", assets: ["free-sample-cube", "village-lamp-post"] }),
     );
-    shared.mock.clearLog();
-    const r = await install(shared.mock, p, ["--frozen"]);
-    expect(r.code).toBe(9);
-    expect(r.stderr).toContain("village-lamp-post");
-    expect(r.stderr).toContain("assets[1]");
-    expect(shared.mock.requests).toHaveLength(0);
+    await expectRefusedWithoutRequest(p, 9, ["village-lamp-post", "assets[1]"]);
   });
 });
 
@@ -145,12 +155,7 @@ describe("svc-dl install: hostile and restored directories", () => {
     const [first] = lock.items;
     if (first) first.file = "../../evil.glb";
     writeFileSync(lockPath, JSON.stringify(lock));
-    shared.mock.clearLog();
-    const r = await install(shared.mock, p, ["--frozen"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("invalid_lock");
-    expect(r.stderr).toContain("items[0].file");
-    expect(shared.mock.requests).toHaveLength(0);
+    await expectRefusedWithoutRequest(p, 2, ["invalid_lock", "items[0].file"]);
   });
 
   it("adopts a locked file restored without .svc-dl/, with no request", async () => {
