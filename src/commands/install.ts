@@ -55,7 +55,10 @@ export async function runInstallCommand(
             `${n} item${n === 1 ? "" : "s"} declared in ${m.path}; installing into ${m.dir}`,
           );
         },
-        itemFinished: (r) => notice(itemLine(r)),
+        itemFinished: (r) => {
+          // A file fetched over the network already has its line from the progress output.
+          if (r.source !== "network" || r.status === "lock-mismatch") notice(itemLine(r));
+        },
         notice,
       },
     );
@@ -94,7 +97,7 @@ export function installCommand(open: OpenSession): Command {
     .addHelpText(
       "after",
       `
-svc-dl.json: {"dir":"vendor/assets","packs":["low-poly-forest",{"slug":"space-station","edition":"authoring","extract":true}],"assets":["free-sample-cube"]}
+svc-dl.json: {"dir":"vendor/assets","packs":["sci-fi-props",{"slug":"low-poly-forest","edition":"authoring","extract":true}],"assets":["free-sample-cube"]}
 Items already in dir or in the cache with the locked SHA-256 cost no request (and no API key).
 svc-dl.lock is written beside the manifest; commit it. Exit 9 (lock_mismatch) with --frozen
 when the lock does not cover the manifest or the service serves other bytes than it names.
