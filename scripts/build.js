@@ -9,7 +9,7 @@
  * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
  * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
  * dist/types/, named by the `types` conditions of package.json `exports`). That takes seconds of
- * type checking, so only `prepare` (npm install of a clone, npm pack/publish) and the test that
+ * type checking, so only `prepack` (npm pack and npm publish) and the test that
  * type-checks a consumer program ask for it, not the test suite's global setup.
  *
  * Usage: node scripts/build.js [--metafile FILE] [--types]
