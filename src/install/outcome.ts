@@ -1,6 +1,6 @@
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import type { InstallDocument, ItemKey } from "./types.js";
+import type { InstallDocument, InstallItemResult, InstallSummary, ItemKey } from "./types.js";
 
 /**
  * An install that did not end cleanly. `document` is the `--json` document of the run when
@@ -61,4 +61,25 @@ export function installFailedError(doc: InstallDocument): InstallError {
       document: doc,
     },
   );
+}
+
+/** The `summary` of the document: counts by status and source. */
+export function summarize(items: readonly InstallItemResult[]): InstallSummary {
+  const s: InstallSummary = {
+    downloaded: 0,
+    up_to_date: 0,
+    from_cache: 0,
+    failed: 0,
+    lock_mismatch: 0,
+    no_request: 0,
+  };
+  for (const i of items) {
+    if (i.status === "failed") s.failed += 1;
+    else if (i.status === "lock-mismatch") s.lock_mismatch += 1;
+    else if (i.source === "cache") s.from_cache += 1;
+    else if (i.status === "up-to-date" || i.status === "adopted") s.up_to_date += 1;
+    else s.downloaded += 1;
+    if (i.source === "cache" || i.source === "local") s.no_request += 1;
+  }
+  return s;
 }

@@ -9,15 +9,9 @@ import { extractInstalledPack } from "./extract.js";
 import type { ItemFetcher } from "./fetch-item.js";
 import { itemKey, lockPathFor, readLock, writeLockIfChanged } from "./lockfile.js";
 import { type Manifest, readManifest } from "./manifest.js";
-import { describeItem, installFailedError, lockMismatchError } from "./outcome.js";
+import { describeItem, installFailedError, lockMismatchError, summarize } from "./outcome.js";
 import { checkPlaceable, placeFromCache, placeVerified, takeLocal } from "./place.js";
-import type {
-  InstallDocument,
-  InstallItemRef,
-  InstallItemResult,
-  InstallSummary,
-  LockItem,
-} from "./types.js";
+import type { InstallDocument, InstallItemRef, InstallItemResult, LockItem } from "./types.js";
 
 /** Options of {@link runInstall}. */
 export interface InstallOptions {
@@ -272,25 +266,4 @@ function done(
 
 function base(item: InstallItemRef): Pick<InstallItemResult, "kind" | "slug" | "edition"> {
   return { kind: item.kind, slug: item.slug, edition: item.edition };
-}
-
-/** The `summary` of the document: counts by status and source. */
-function summarize(items: readonly InstallItemResult[]): InstallSummary {
-  const s: InstallSummary = {
-    downloaded: 0,
-    up_to_date: 0,
-    from_cache: 0,
-    failed: 0,
-    lock_mismatch: 0,
-    no_request: 0,
-  };
-  for (const i of items) {
-    if (i.status === "failed") s.failed += 1;
-    else if (i.status === "lock-mismatch") s.lock_mismatch += 1;
-    else if (i.source === "cache") s.from_cache += 1;
-    else if (i.status === "up-to-date" || i.status === "adopted") s.up_to_date += 1;
-    else s.downloaded += 1;
-    if (i.source === "cache" || i.source === "local") s.no_request += 1;
-  }
-  return s;
 }
