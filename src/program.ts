@@ -5,9 +5,11 @@ import { assetsCommand } from "./commands/assets/list.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
+import { cacheCommand } from "./commands/cache/command.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config/command.js";
+import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/get.js";
 import { packCommand } from "./commands/pack/get.js";
 import { packsListCommand } from "./commands/packs/list.js";
@@ -140,6 +142,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
   program.addCommand(assetsCommand(open));
   program.addCommand(legacyCommand(open));
   program.addCommand(verifyCommand(open));
+  program.addCommand(installCommand(open));
+  program.addCommand(cacheCommand(open));
 
   applySettings(program, ctx, onCommanderError);
   return program;
