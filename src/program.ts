@@ -3,6 +3,7 @@ import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/get.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
+import { authStatusCommand } from "./commands/auth/status.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
@@ -39,6 +40,7 @@ function applySettings(cmd: Command, ctx: Context, onError: (message: string) =>
     outputError: (s) => onError(s),
   });
   cmd.showSuggestionAfterError(true);
+  cmd.configureHelp({ showGlobalOptions: true });
   for (const sub of cmd.commands) applySettings(sub, ctx, onError);
 }
 
@@ -64,7 +66,7 @@ export function buildProgram(
     )
     .version(ctx.version, "-V, --version", "print the svc-dl version")
     .helpOption("-h, --help", "show help for a command")
-    // chalk loads only when a command runs, never for --help/--version (issue 7)
+    // chalk loads only when a command runs, never for --help/--version (start-up time)
     .hook("preAction", () => loadColour())
     .addOption(
       new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
@@ -95,10 +97,14 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 
   program.addCommand(
     new Command("auth")
-      .description("store or remove the API key for a service address")
-      .addHelpText("after", examples("svc-dl auth login", "svc-dl auth logout"))
+      .description("store, check or remove the API key for a service address")
+      .addHelpText(
+        "after",
+        examples("svc-dl auth login", "svc-dl auth status", "svc-dl auth logout"),
+      )
       .addCommand(loginCommand(open))
-      .addCommand(logoutCommand(open)),
+      .addCommand(logoutCommand(open))
+      .addCommand(authStatusCommand(open)),
   );
   program.addCommand(whoamiCommand(open));
   program.addCommand(configCommand(open));

@@ -74,10 +74,8 @@ export function sanitize(text: string, licenseKey: string): string {
 /** Removes the license key from an error's message and hint before it is printed. */
 export function scrubError(err: unknown, licenseKey: string): unknown {
   if (licenseKey.length < 4 || !(err instanceof Error)) return err;
+  if (err instanceof SvcError) return err.redacted(licenseKey, "[license key]");
   if (err.message.includes(licenseKey))
     err.message = err.message.split(licenseKey).join("[license key]");
-  if (err instanceof SvcError && err.hint?.includes(licenseKey)) {
-    (err as { hint: string | undefined }).hint = err.hint.split(licenseKey).join("[license key]");
-  }
   return err;
 }

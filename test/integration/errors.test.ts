@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HttpClient } from "../../src/api/http.js";
 import { ApiError } from "../../src/errors/api-error.js";
+import { hintFor } from "../../src/errors/format.js";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 
@@ -90,14 +91,14 @@ const cases: Case[] = [
     exit: 5,
     keyId: "key_demo",
     path: "packs/cyberpunk-city/download",
-    next: /check the slug/,
+    next: /Nothing at that path/,
   },
   {
     code: "file_unavailable",
     exit: 5,
     keyId: "key_demo",
     path: "packs/sci-fi-props/download?edition=authoring",
-    next: /this file does not/,
+    next: /file is not available/,
   },
 ];
 
@@ -169,7 +170,7 @@ describe("every spec error code maps to its exit code, message and request id", 
       expect(apiErr.code).toBe("missing_api_key");
       expect(apiErr.exitCode).toBe(3);
       expect(apiErr.requestId).toBe(lastRequestId());
-      expect(apiErr.hint).toMatch(/auth login/);
+      expect(hintFor(apiErr)).toMatch(/auth login/);
     } finally {
       await client.close();
     }
@@ -185,7 +186,7 @@ describe("every spec error code maps to its exit code, message and request id", 
     expect(lines).toHaveLength(1);
     const doc = JSON.parse(lines[0] ?? "") as { error: Record<string, unknown> };
     expect(Object.keys(doc.error).sort()).toEqual(
-      ["code", "http_status", "message", "request_id"].sort(),
+      ["code", "hint", "http_status", "message", "request_id", "retryable"].sort(),
     );
     expect(doc.error.code).toBe("revoked_api_key");
     expect(doc.error.http_status).toBe(401);
