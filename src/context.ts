@@ -24,6 +24,16 @@ export function packageVersion(): string {
   return typeof parsed.version === "string" ? parsed.version : "0.0.0";
 }
 
+/** The width of the terminal on stderr, else `COLUMNS`, else unknown. */
+function terminalColumns(): number | undefined {
+  const fromEnv = Number(process.env.COLUMNS);
+  return process.stderr.columns || (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
+}
+
+function columnsField(columns: number | undefined): { columns?: number } {
+  return columns === undefined ? {} : { columns };
+}
+
 /**
  * The real process: its streams, environment and working directory, and a signal aborted by
  * the first SIGINT or SIGTERM (a second one exits at once with 130/143).
@@ -57,7 +67,7 @@ export function systemContext(): Context {
       get stdinIsTTY() {
         return process.stdin.isTTY === true;
       },
-      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+      ...columnsField(terminalColumns()),
     },
     env: process.env,
     cwd: process.cwd(),
