@@ -15,6 +15,17 @@ export interface Context {
   readonly version: string;
   /** Aborted on SIGINT/SIGTERM, with an InterruptedError as its reason. */
   readonly signal: AbortSignal;
+  /**
+   * The clock waits use (retry backoff, rate-limit waits); the system clock when absent. Tests
+   * give one that moves time on instead of sleeping.
+   */
+  readonly clock?: Clock;
+}
+
+/** Time for code that waits: `now()` in ms since the epoch; `sleep` rejects when `signal` aborts. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** The package version, read once from package.json next to `dist/` or `src/`. */

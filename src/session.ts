@@ -125,6 +125,7 @@ export class Session {
       },
       userAgent: `svc-dl/${this.ctx.version}`,
       signal: this.ctx.signal,
+      ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
       retry: { maxWaitSeconds: this.globals.maxWait },
       onExchange: (line) => this.reporter.verbose(line),
       onNotice: (line) => this.reporter.info(line),

@@ -36,18 +36,29 @@ export async function promptSecret(
   io: { stdin: Readable; stderr: Writable },
 ): Promise<string> {
   const { read } = await import("read");
+  let onEnd: (() => void) | undefined;
+  // stdin closing before an answer (Ctrl-D on a line, a closed pipe) is a cancel too
+  const ended = new Promise<never>((_resolve, reject) => {
+    onEnd = () => reject(new Error("canceled"));
+    io.stdin.once("end", onEnd);
+  });
   try {
-    const value = await read({
-      prompt,
-      silent: true,
-      replace: "",
-      input: io.stdin,
-      output: io.stderr,
-      terminal: true,
-    });
+    const value = await Promise.race([
+      read({
+        prompt,
+        silent: true,
+        replace: "",
+        input: io.stdin,
+        output: io.stderr,
+        terminal: true,
+      }),
+      ended,
+    ]);
     return String(value).trim();
   } catch {
     io.stderr.write("\n");
     throw new CancelledError();
+  } finally {
+    if (onEnd) io.stdin.off("end", onEnd);
   }
 }

@@ -2,11 +2,12 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli, tempConfigDir } from "../helpers/cli.js";
+import { tempConfigDir } from "../helpers/cli.js";
+import { runCommand } from "../helpers/run-main.js";
 
 describe("svc-dl completion", () => {
   it("bash: a valid script (bash -n) covering commands and options", async () => {
-    const r = await runCli(["completion", "bash"]);
+    const r = await runCommand(["completion", "bash"]);
     expect(r.code).toBe(0);
     const file = join(tempConfigDir(), "svc-dl.bash");
     writeFileSync(file, r.stdout);
@@ -49,26 +50,26 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
 
   it("zsh and fish scripts name every command", async () => {
     for (const shell of ["zsh", "fish"]) {
-      const r = await runCli(["completion", shell]);
+      const r = await runCommand(["completion", shell]);
       expect(r.code).toBe(0);
       for (const word of ["auth", "login", "logout", "config", "api", "completion", "paginate"]) {
         expect(r.stdout, `${shell}: ${word}`).toContain(word);
       }
     }
-    const zsh = await runCli(["completion", "zsh"]);
+    const zsh = await runCommand(["completion", "zsh"]);
     expect(zsh.stdout.startsWith("#compdef svc-dl")).toBe(true);
-    const fish = await runCli(["completion", "fish"]);
+    const fish = await runCommand(["completion", "fish"]);
     expect(fish.stdout).toContain("complete -c svc-dl");
   });
 
   it("an unknown shell is a usage error (exit 2)", async () => {
-    const r = await runCli(["completion", "powershell"]);
+    const r = await runCommand(["completion", "powershell"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown_shell");
   });
 
   it("needs no base URL, key or config", async () => {
-    const r = await runCli(["completion", "bash"], {
+    const r = await runCommand(["completion", "bash"], {
       env: { SVC_DL_CONFIG_DIR: "/nonexistent/x" },
     });
     expect(r.code).toBe(0);
