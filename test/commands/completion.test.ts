@@ -31,10 +31,8 @@ describe("svc-dl completion", () => {
     expect(r.stdout).toContain("complete -o default -F _svc_dl_complete svc-dl");
   });
 
-  it("bash: completes subcommands and options in a real shell", () => {
-    const script = spawnSync(process.execPath, ["bin/svc-dl.js", "completion", "bash"], {
-      encoding: "utf8",
-    }).stdout;
+  it("bash: completes subcommands, options and option values in a real shell", async () => {
+    const script = (await runCommand(["completion", "bash"])).stdout;
     const probe = (words: string[]) => {
       const line = `${script}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}
@@ -46,6 +44,21 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(probe(["svc-dl", "--json", "config", "s"])).toEqual(["set"]);
     expect(probe(["svc-dl", "auth", "login", "--w"])).toEqual(["--with-key"]);
     expect(probe(["svc-dl", "api", "--pag"])).toEqual(["--paginate"]);
+    expect(probe(["svc-dl", "pack", "get", "x", "--edition", ""]).sort()).toEqual([
+      "authoring",
+      "standard",
+    ]);
+    expect(probe(["svc-dl", "completion", "z"])).toEqual(["zsh"]);
+    expect(probe(["svc-dl", "config", "set", "ba"])).toEqual(["base-url"]);
+  });
+
+  it("zsh and fish complete --edition values, shells and config keys", async () => {
+    const zsh = (await runCommand(["completion", "zsh"])).stdout;
+    expect(zsh).toContain("--edition) vals=('standard' 'authoring') ;;");
+    expect(zsh).toContain("'base-url'");
+    const fish = (await runCommand(["completion", "fish"])).stdout;
+    expect(fish).toMatch(/-l edition -x -a 'standard authoring'/);
+    expect(fish).toContain("-a 'bash zsh fish'");
   });
 
   it("zsh and fish scripts name every command", async () => {
