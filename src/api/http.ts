@@ -56,7 +56,7 @@ export interface RequestSpec {
   authenticate?: boolean;
   /**
    * Replaces undici's `request()` for requests to other origins than the service (the CDN),
-   * unless a dispatcher was injected: the download engine's socket transport (issue 7).
+   * unless a dispatcher was injected: the download engine's socket transport.
    */
   transport?: Transport;
 }

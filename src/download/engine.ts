@@ -105,7 +105,7 @@ export const MIN_PROGRESS_BYTES = 64 * 1024;
 const MAX_CDN_REFRESHES = 5;
 
 /**
- * Downloads one item into `dir` (cli-contract "Downloads", "Retries and rate limits"; issue 4).
+ * Downloads one item into `dir` (cli-contract "Downloads", "Retries and rate limits").
  *
  * - Partial data streams to `<dir>/.svc-dl/<kind>-<edition>-<slug>.part` with its ETag and size
  *   in a `.part.json`; the final name appears only by atomic rename once the size and format

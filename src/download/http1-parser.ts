@@ -1,5 +1,5 @@
 /**
- * An incremental HTTP/1.1 response parser for the download transport (issue 7): status line,
+ * An incremental HTTP/1.1 response parser for the download transport: status line,
  * headers, then the body framed by `Transfer-Encoding: chunked`, `Content-Length`, or the end
  * of the connection (RFC 9112 §6.3). It never keeps a reference to the bytes it is fed: body
  * bytes are handed to `onBody` as views of the input, valid only during that call, so the

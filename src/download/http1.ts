@@ -4,7 +4,7 @@ import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { HttpParseError, type ParsedHeaders, ResponseParser } from "./http1-parser.js";
 
 /**
- * The download transport (issue 7): one HTTP/1.1 request per connection (`Connection: close`)
+ * The download transport: one HTTP/1.1 request per connection (`Connection: close`)
  * over `net`/`tls`, the socket read with `onread` into ONE reused buffer. undici allocates a
  * fresh 64 KiB buffer per socket read and V8 frees that external memory lazily, which cost
  * ≈ 70 MiB of peak RSS and ≈ 0.5 CPU-s per GiB; here a GiB costs no allocation at all. Body

@@ -14,7 +14,7 @@ export interface UpstreamCheck {
 }
 
 /**
- * Revalidate-only mode (issue 6 `--refresh`/`--dry-run`): one conditional request for a
+ * Revalidate-only mode (`--refresh`/`--dry-run`): one conditional request for a
  * recorded item with `If-None-Match: <stored ETag>`; the body is never read (destroyed at once).
  * Retries 429/5xx and connection failures like every request; an expired CDN URL (403/410 from
  * another origin) is asked for again. Throws the service's error for any other failure

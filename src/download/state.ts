@@ -160,7 +160,7 @@ export function isRecordedComplete(dir: string, item: StateItem): boolean {
   }
 }
 
-/** Why an item would be fetched by `packs sync --dry-run` (issue 6), or "complete". */
+/** Why an item would be fetched by `packs sync --dry-run`, or "complete". */
 export type LocalStatus = "new" | "missing" | "size-differs" | "complete";
 
 /**

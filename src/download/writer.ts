@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { FileSystemError } from "../errors/file-system-error.js";
 
 /**
- * The fast writer of the download engine (issue 7). Every chunk is hashed (SHA-256) as it
+ * The fast writer of the download engine. Every chunk is hashed (SHA-256) as it
  * arrives and written synchronously on a raw fd: measured faster and with less CPU than
  * `fs.createWriteStream` (no thread-pool round trip per chunk) and than async `fs.write` of
  * 1 MiB batches on the thread pool (which raised system time on this 2-core machine). Large

@@ -28,8 +28,8 @@ const FETCH_REASON: Record<"new" | "missing" | "size-differs", FetchReason> = {
 
 /**
  * Plans a sync of `targets` into `dir` from the state file alone (`<dir>/.svc-dl/state.json`,
- * read by the caller) and one `stat` per recorded file: no network, no hashing (issue 6 item 2;
- * `svc-dl verify` re-hashes). An authoring edition never downloaded and remembered in
+ * read by the caller) and one `stat` per recorded file: no network, no hashing
+ * (`svc-dl verify` re-hashes). An authoring edition never downloaded and remembered in
  * `noAuthoring` is `unavailable` without a request unless `refresh`. A complete item is
  * skipped, or with `refresh` re-validated; a
  * complete item recorded without an ETag cannot be re-validated and is skipped even with

@@ -15,7 +15,7 @@ export interface PacksSyncOptions {
 
 /**
  * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--dry-run]`
- * (cli-contract "packs sync", issue 6): makes DIR (default `.`) hold every owned pack, with the
+ * (cli-contract "packs sync"): makes DIR (default `.`) hold every owned pack, with the
  * one download engine, one file at a time, paced by the download budget. Human output on stderr
  * ("pack 3/12" above each file bar, one plain line per file without a TTY, a closing summary);
  * `--dry-run` prints its list on stdout; `--json` prints the contract's document on stdout.
