@@ -132,7 +132,7 @@ export const CODES = {
     retryable: false,
     hint: (c) =>
       c.command === "api"
-        ? "Nothing at that path: check the route (e.g. `svc-dl api me`, `svc-dl api orders`) and any slug in it."
+        ? "Nothing at that path: check the route and any name in it (e.g. `svc-dl api me`, `svc-dl api orders`)."
         : `No such published item; ${slugSource(c)}.`,
   },
   file_unavailable: {
