@@ -2,7 +2,11 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import {
   AuthStatusDocumentSchema,
+  ConfigGetDocumentSchema,
+  ConfigPathDocumentSchema,
   ErrorLineSchema,
+  LoginDocumentSchema,
+  LogoutDocumentSchema,
   PacksListDocumentSchema,
   WhoamiDocumentSchema,
 } from "../../src/model.js";
@@ -144,6 +148,29 @@ describe("whoami and packs list documents", () => {
     expect(doc.error.retryable).toBe(false);
     expect(doc.error.hint).not.toContain("slug with");
     expect(doc.error.request_id).toEqual(expect.any(String));
+  });
+});
+
+describe("every --json document of auth and config matches its schema", () => {
+  it("auth login, auth logout, config get, config path", async () => {
+    const env = { SVC_BASE_URL: shared.mock.baseUrl, SVC_DL_CONFIG_DIR: tempConfigDir() };
+    const login = await runCommand(["auth", "login", "--with-key", "--json"], {
+      env,
+      input: shared.mock.apiKey,
+    });
+    expect(login.code).toBe(0);
+    LoginDocumentSchema.parse(JSON.parse(login.stdout));
+    const logout = await runCommand(["auth", "logout", "--json"], { env });
+    expect(LogoutDocumentSchema.parse(JSON.parse(logout.stdout)).removed).toBe(true);
+    const get = await runCommand(["config", "get", "base-url", "--json"], { env });
+    expect(ConfigGetDocumentSchema.parse(JSON.parse(get.stdout))).toEqual({
+      key: "base-url",
+      value: null,
+    });
+    const path = await runCommand(["config", "path", "--json"], { env });
+    expect(ConfigPathDocumentSchema.parse(JSON.parse(path.stdout)).path).toContain(
+      env.SVC_DL_CONFIG_DIR,
+    );
   });
 });
 
