@@ -92,7 +92,8 @@ export function buildProgram(
       )}
 Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
-6 rate limited, 7 server/network, 8 local file system, 130/143 interrupted.`,
+6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
+130/143 interrupted (or cancelled at a prompt).`,
     );
 
   program.addCommand(

@@ -264,7 +264,10 @@ export const CODES = {
     "Wait for the other run to finish, or use another directory. A lock left by a crashed run expires by itself.",
     true,
   ),
-  no_space: local(`Free some disk space. ${AGAIN}`, true),
+  no_space: local(
+    "Free some disk space and run the same command again; the partial data is kept.",
+    true,
+  ),
   permission_denied: local((c) =>
     c.has("--output")
       ? "Check the permissions of the output directory, or choose another with -o."
