@@ -4,6 +4,7 @@ import { assetCommand } from "./commands/asset/get.js";
 import { assetsCommand } from "./commands/assets/list.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
+import { authStatusCommand } from "./commands/auth/status.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { cacheCommand } from "./commands/cache/command.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
@@ -45,6 +46,7 @@ function applySettings(cmd: Command, ctx: Context, onError: (message: string) =>
     outputError: (s) => onError(s),
   });
   cmd.showSuggestionAfterError(true);
+  cmd.configureHelp({ showGlobalOptions: true });
   for (const sub of cmd.commands) applySettings(sub, ctx, onError);
 }
 
@@ -70,7 +72,7 @@ export function buildProgram(
     )
     .version(ctx.version, "-V, --version", "print the svc-dl version")
     .helpOption("-h, --help", "show help for a command")
-    // chalk loads only when a command runs, never for --help/--version (issue 7)
+    // chalk loads only when a command runs, never for --help/--version (start-up time)
     .hook("preAction", () => loadColour())
     .addOption(
       new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
@@ -114,15 +116,20 @@ export function buildProgram(
       )}
 Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
-6 rate limited, 7 server/network, 8 local file system, 130/143 interrupted.`,
+6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
+130/143 interrupted (or cancelled at a prompt).`,
     );
 
   program.addCommand(
     new Command("auth")
-      .description("store or remove the API key for a service address")
-      .addHelpText("after", examples("svc-dl auth login", "svc-dl auth logout"))
+      .description("store, check or remove the API key for a service address")
+      .addHelpText(
+        "after",
+        examples("svc-dl auth login", "svc-dl auth status", "svc-dl auth logout"),
+      )
       .addCommand(loginCommand(open))
-      .addCommand(logoutCommand(open)),
+      .addCommand(logoutCommand(open))
+      .addCommand(authStatusCommand(open)),
   );
   program.addCommand(whoamiCommand(open));
   program.addCommand(configCommand(open));

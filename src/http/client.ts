@@ -345,7 +345,7 @@ export class HttpClient {
       json = JSON.parse(text);
     } catch (err) {
       throw new ResponseError(
-        `expected JSON but got ${describeContent(res.headers, this.redactor.text(text))} (HTTP ${res.status})`,
+        `${text.trim() === "" ? "empty response body" : "response body is not valid JSON"} (HTTP ${res.status}, ${describeContent(res.headers, this.redactor.text(text))})`,
         { httpStatus: res.status, requestId: res.requestId, cause: err },
       );
     }
@@ -462,15 +462,12 @@ function errorFromBody(res: HttpResponse, text: string): SvcError {
     });
   }
   if (res.status >= 500) {
-    return new NetworkError(
-      `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
-      {
-        code: res.status === 500 ? "internal_error" : "server_error",
-        httpStatus: res.status,
-        requestId: res.requestId,
-        hint: "The service failed; try again later and quote the request id if it persists.",
-      },
-    );
+    return new ApiError({
+      code: res.status === 500 ? "internal_error" : "server_error",
+      message: `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
+      httpStatus: res.status,
+      requestId: res.requestId,
+    });
   }
   return new ResponseError(
     `unexpected HTTP ${res.status} with ${describeContent(res.headers, text)} instead of the spec's error object`,

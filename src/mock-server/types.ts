@@ -205,6 +205,11 @@ export interface MockServiceOptions {
   quiet?: boolean;
   /** Write one stderr line per request (the CLI's `--log`). */
   log?: boolean;
+  /**
+   * The service's clock in ms since the epoch (default `Date.now`): rate-limit windows, key
+   * expiry and signed-URL expiry follow it, so tests move time on instead of sleeping.
+   */
+  now?: () => number;
 }
 
 /** One entry of `mock.requests`, appended when the response finishes (or the connection closes). */

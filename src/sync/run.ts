@@ -65,7 +65,7 @@ export interface SyncObserver {
 }
 
 /**
- * `packs sync` (cli-contract "packs sync", issue 6): makes DIR hold every owned pack edition.
+ * `packs sync` (cli-contract "packs sync"): makes DIR hold every owned pack edition.
  *
  * 1. Locks DIR (`<dir>/.svc-dl/lock`, exit 8 `locked` at once if another run holds it) unless
  *    `dryRun`. The lock is taken before any request, so an overlapping run touches nothing.

@@ -1,5 +1,5 @@
 /**
- * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"; issue 6). Types only:
+ * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"). Types only:
  * no runtime code, so command files may import them with `import type`.
  */
 

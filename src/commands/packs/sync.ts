@@ -31,7 +31,7 @@ function collect(value: string, previous: string[] = []): string[] {
 /**
  * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--include GLOB]...
  * [--exclude GLOB]... [--category NAME]... [--extract] [--dry-run]`
- * (cli-contract "packs sync", issue 6): makes DIR (default `.`) hold every owned pack, with the
+ * (cli-contract "packs sync"): makes DIR (default `.`) hold every owned pack, with the
  * one download engine, one file at a time, paced by the download budget. Human output on stderr
  * ("pack 3/12" above each file bar, one plain line per file without a TTY, a closing summary);
  * `--dry-run` prints its list on stdout; `--json` prints the contract's document on stdout.
