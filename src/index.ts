@@ -5,12 +5,14 @@
  * `httpStatus` and `requestId`. The library never prints, never exits, and reads
  * `process.env` only when you pass it.
  */
+export type { AssetRecord } from "./api/list-assets.js";
 export type { ApiKeyRecord, Me, Pack } from "./api/schemas.js";
 export type { GetJsonDocument } from "./download/run-get.js";
 export { SvcError } from "./errors/svc-error.js";
 export { InstallError } from "./install/outcome.js";
 export type {
   InstallDocument,
+  InstallExtracted,
   InstallItemResult,
   InstallSummary,
   LockFile,

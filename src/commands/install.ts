@@ -47,7 +47,14 @@ export async function runInstallCommand(
   try {
     const doc = await runInstall(
       fetcher,
-      { manifestPath, frozen: opts.frozen === true, cacheDir, extract: opts.extract === true },
+      {
+        manifestPath,
+        frozen: opts.frozen === true,
+        cacheDir,
+        extract: opts.extract === true,
+        waitLock: globals.waitLock,
+        signal: ctx.signal,
+      },
       {
         planned: (m) => {
           const n = m.items.length;

@@ -1,19 +1,17 @@
 /**
- * LEAD (merge): the ONE place where `svc-dl install` and the library reach the download engine
- * and the HTTP client. Re-wire here when the transport (src/http/), the engine options, or
- * `listAssets` (src/api/list-assets.ts of the "select" branch) change; nothing else in
- * src/install/, src/cache/ or src/library/ imports the engine or the HTTP client directly.
+ * The one place where `svc-dl install` and the library reach the download engine
+ * (src/download/engine.ts) and the HTTP client (src/http/client.ts); nothing else in
+ * src/install/, src/cache/ or src/library/ imports them directly.
  */
-import { z } from "zod";
-import { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
-import { paginate } from "../api/paginate.js";
+import { packDownloadSource } from "../api/pack-download-source.js";
 import type { Pack } from "../api/schemas.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
 import { makeDirectory } from "../download/mkdir.js";
 import { stateDirOf } from "../download/state.js";
 import { fsError } from "../download/writer.js";
-import { ResponseError } from "../errors/response-error.js";
+import { HttpClient } from "../http/client.js";
+import type { NetworkSettings } from "../http/dispatcher.js";
 import type { FileProgress } from "../io/progress.js";
 import type { ItemKey } from "./types.js";
 
@@ -32,7 +30,8 @@ export interface ItemFetcher {
   /**
    * Downloads `item` into `dir` (absolute) with every download rule (resume, format check,
    * state record, conditional re-validation of a recorded file). The caller holds `dir`'s
-   * lock (or the lock of a directory containing it). Throws what `downloadItem` throws.
+   * lock (or the lock of a directory containing it) unless `opts.lockDir`. Throws what
+   * `downloadItem` throws.
    */
   download(item: ItemKey, dir: string, opts?: FetchOptions): Promise<DownloadResult>;
 }
@@ -42,6 +41,8 @@ export interface FetchOptions {
   progressLabel?: string;
   /** Lock `dir` for this call (the library's single downloads); default false: the caller holds it. */
   lockDir?: boolean;
+  /** With `lockDir`: seconds to wait for another run's lock (`--wait-lock`); default 0. */
+  waitLock?: number;
   /** Overwrite a destination svc-dl did not record, and re-download a recorded one. */
   force?: boolean;
 }
@@ -52,6 +53,11 @@ export interface HttpSettings {
   /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
   apiKey: () => string;
   userAgent: string;
+  /**
+   * Proxy, extra CAs and the environment they may come from (src/http/dispatcher.ts). The
+   * library passes the caller's `env` (default `{}`), never `process.env` on its own.
+   */
+  network: NetworkSettings;
   signal?: AbortSignal | undefined;
   /** Longest total wait on 429s, in seconds. */
   maxWaitSeconds?: number | undefined;
@@ -59,14 +65,17 @@ export interface HttpSettings {
 }
 
 /**
- * Builds the HTTP client of one library operation (the CLI builds its own in src/session.ts).
- * LEAD: pass `proxy` and `caFile` of createClient() to the new transport here (src/http/).
+ * Builds the HTTP client of one library operation (the CLI builds its own in src/session.ts):
+ * the same transport (keep-alive dispatcher, proxy through `CONNECT`, extra CAs, 30 s silence
+ * limit, retries and pacing). Throws UsageError (exit 2) `invalid_proxy` / `invalid_ca_file`
+ * for a bad proxy address or an unreadable CA file.
  */
 export function createHttpClient(settings: HttpSettings): HttpClient {
   return new HttpClient({
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     userAgent: settings.userAgent,
+    network: settings.network,
     ...(settings.signal ? { signal: settings.signal } : {}),
     ...(settings.maxWaitSeconds !== undefined
       ? { retry: { maxWaitSeconds: settings.maxWaitSeconds } }
@@ -83,8 +92,16 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
       const client = await deps.client();
       let source: DownloadSource;
       if (item.kind === "pack") {
-        packs ??= listPacks(client);
-        source = packSource(client, await packs, item);
+        const listOnce = (): Promise<Pack[]> => {
+          packs ??= listPacks(client);
+          return packs;
+        };
+        source = await packDownloadSource(
+          client,
+          listOnce,
+          item.slug,
+          item.edition === "authoring" ? "authoring" : "standard",
+        );
       } else {
         source = { url: client.apiUrl(`assets/${encodeURIComponent(item.slug)}/download`) };
       }
@@ -102,7 +119,7 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
         edition: item.edition,
         source,
         dir,
-        ...(opts.lockDir === true ? {} : { lock: false as const }),
+        ...(opts.lockDir === true ? { waitLock: opts.waitLock ?? 0 } : { lock: false as const }),
         ...(opts.force === true ? { force: true } : {}),
         progress: deps.progress,
         ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),
@@ -110,43 +127,4 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
       });
     },
   };
-}
-
-/**
- * The download request of a pack edition: the record's `downloads.bundle`/`downloads.authoring`
- * URL (spec: clients use the given URLs), else the API route, so the service answers with its
- * own error (`not_entitled`, `not_found`, `file_unavailable`).
- * LEAD: duplicate of `packDownloadSource` in src/commands/pack/get.ts (not exported there).
- */
-function packSource(client: HttpClient, packs: readonly Pack[], item: ItemKey): DownloadSource {
-  const pack = packs.find((p) => p.slug === item.slug);
-  const given = item.edition === "authoring" ? pack?.downloads.authoring : pack?.downloads.bundle;
-  if (given !== undefined) {
-    try {
-      return { url: new URL(given, client.baseUrl) };
-    } catch (err) {
-      throw new ResponseError(
-        `the pack record's download URL is not a URL: ${given.slice(0, 80)}`,
-        {
-          httpStatus: null,
-          requestId: null,
-          cause: err,
-        },
-      );
-    }
-  }
-  const query: Record<string, string> =
-    item.edition === "authoring" ? { edition: "authoring" } : {};
-  return { url: client.apiUrl(`packs/${encodeURIComponent(item.slug)}/download`, query) };
-}
-
-/** An asset record of `GET /v1/assets` (kept as received; `slug` required). */
-const AssetRecordSchema = z.looseObject({ slug: z.string().min(1) });
-
-/**
- * `GET /v1/assets`, every page, records as received (cli-contract "assets list").
- * LEAD: dedupe with src/api/list-assets.ts of the "select" branch.
- */
-export async function listAssetRecords(client: HttpClient): Promise<Record<string, unknown>[]> {
-  return paginate(client, { path: "assets", item: AssetRecordSchema });
 }

@@ -23,6 +23,10 @@ export interface InstallOptions {
   cacheDir: string | undefined;
   /** `--extract`: extract every pack (as if each entry said `"extract": true`). */
   extract: boolean;
+  /** `--wait-lock`: seconds to wait for another run's lock on `dir`; default 0 (exit 8 `locked`). */
+  waitLock?: number | undefined;
+  /** Cancels the lock wait and an extraction (the downloads stop with their client's signal). */
+  signal?: AbortSignal | undefined;
 }
 
 /** What an install tells its caller while it runs (human output lives in the command). */
@@ -81,7 +85,10 @@ export async function runInstall(
   }
   observer.planned?.(manifest);
   const cache = opts.cacheDir !== undefined ? ContentCache.open(opts.cacheDir) : undefined;
-  const dirLock = await acquireDirLock(manifest.dir);
+  const dirLock = await acquireDirLock(manifest.dir, {
+    waitSeconds: opts.waitLock ?? 0,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   const settled: Settled[] = [];
   try {
     for (const item of manifest.items) {
@@ -136,17 +143,17 @@ async function settleItem(
   try {
     const one = await obtain(fetcher, manifest.dir, item, lock, ctx);
     const entry = one.entry;
-    if (entry && one.result.status !== "lock-mismatch" && item.kind === "pack") {
-      if (item.extract || ctx.extract) {
-        await extractInstalledPack({
-          dir: manifest.dir,
-          file: entry.file,
-          item,
-          notice: ctx.notice,
-        });
-      }
-    }
-    return one;
+    if (!entry || one.result.status === "lock-mismatch" || item.kind !== "pack") return one;
+    if (!item.extract && !ctx.extract) return one;
+    const extracted = await extractInstalledPack({
+      dir: manifest.dir,
+      file: entry.file,
+      sha256: entry.sha256,
+      item,
+      notice: ctx.notice,
+      signal: ctx.signal,
+    });
+    return { ...one, result: { ...one.result, extracted } };
   } catch (err) {
     if (classifyFailure(err, "standard") === "stop" || !(err instanceof SvcError)) throw err;
     return {

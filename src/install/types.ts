@@ -67,6 +67,19 @@ export interface InstallItemResult {
   /** Where the bytes came from; null for a failed item. */
   source: InstallSource | null;
   error: SyncItemError | null;
+  /** With `--extract` (or `"extract": true`), for a pack: where and whether it was unpacked. */
+  extracted?: InstallExtracted;
+}
+
+/**
+ * The `extracted` member of an install item, as `packs sync --extract` reports it: the folder
+ * (absolute), `extracted` now or `unchanged` (this archive was extracted before), and its
+ * number of files.
+ */
+export interface InstallExtracted {
+  path: string;
+  status: "extracted" | "unchanged";
+  files: number;
 }
 
 /** Counts of the `summary` member. */

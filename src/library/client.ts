@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
-import type { HttpClient } from "../api/http.js";
+import type { AssetRecord } from "../api/list-assets.js";
 import type { Me, Pack } from "../api/schemas.js";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
@@ -8,7 +8,9 @@ import { type GetJsonDocument, toJsonDocument } from "../download/run-get.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { createHttpClient, createItemFetcher, listAssetRecords } from "../install/fetch-item.js";
+import type { HttpClient } from "../http/client.js";
+import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
+import { createHttpClient, createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallDocument } from "../install/types.js";
 import type { SyncDocument } from "../sync/types.js";
@@ -20,10 +22,22 @@ export interface ClientOptions {
   baseUrl: string | URL;
   /** The API key (`svc_live_…`). Optional: only operations that make a request need it. */
   apiKey?: string | undefined;
-  /** LEAD: proxy URL for every request (wired with the new transport). */
+  /**
+   * Proxy for every request, API and CDN alike (`http://host:port`; https goes through a
+   * `CONNECT` tunnel, so the proxy never sees the key). Overrides proxy variables of `env`.
+   */
   proxy?: string | undefined;
-  /** LEAD: PEM file of extra trusted CA certificates (wired with the new transport). */
+  /** PEM file of extra trusted CA certificates (absolute, or relative to `process.cwd()`). */
   caFile?: string | undefined;
+  /**
+   * The environment the network settings may come from, as the CLI reads them
+   * (cli-contract "Networks"): `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (lower-case wins) when
+   * `proxy` is not given, and `NODE_EXTRA_CA_CERTS` kept beside `caFile`. Default `{}`: the
+   * library never reads `process.env` on its own, so a proxy variable of the process is NOT
+   * used unless you opt in with `env: process.env` (or pass only the variables you want).
+   * Nothing else is read from it (no `SVC_API_KEY`, `SVC_BASE_URL`, `SVC_CA_FILE`).
+   */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Longest total wait on rate limits (429) per operation, in seconds; default 300. */
   maxWaitSeconds?: number | undefined;
   /** Notices (waits, retries, restarts) that the CLI prints on stderr; the library prints nothing. */
@@ -44,6 +58,8 @@ export interface DownloadOptions extends CallOptions {
   edition?: "standard" | "authoring" | undefined;
   /** Overwrite a file svc-dl did not download, as `--force` does. */
   force?: boolean | undefined;
+  /** Seconds to wait for another run's lock on `dir` (as `--wait-lock`); default 0: `locked` at once. */
+  waitLock?: number | undefined;
   /** Progress of the file: `{ bytes, total }` (total undefined when the size is unknown). */
   onProgress?: ProgressCallback | undefined;
 }
@@ -71,8 +87,10 @@ export interface InstallOptions extends CallOptions {
    * `defaultCacheDir()` (or any directory) to use a cache; omitted or false, no cache.
    */
   cacheDir?: string | false | undefined;
-  /** Extract every pack once verified. */
+  /** Extract every pack once verified (into `<dir>/<file name without .zip>/`; ZIP kept). */
   extract?: boolean | undefined;
+  /** Seconds to wait for another run's lock on the manifest's `dir`; default 0. */
+  waitLock?: number | undefined;
   onProgress?: ProgressCallback | undefined;
 }
 
@@ -83,7 +101,7 @@ export interface SvcDlClient {
   /** Every owned pack, all pages, as received (as `packs list --json`). */
   listPacks(opts?: CallOptions): Promise<Pack[]>;
   /** Every asset record of `GET /v1/assets`, all pages, as received (as `assets list --json`). */
-  listAssets(opts?: CallOptions): Promise<Record<string, unknown>[]>;
+  listAssets(opts?: CallOptions): Promise<AssetRecord[]>;
   /** Downloads a pack ZIP into `opts.dir` (as `pack get --json`). */
   downloadPack(slug: string, opts?: DownloadOptions): Promise<GetJsonDocument>;
   /** Downloads an asset GLB into `opts.dir` (as `asset get --json`). */
@@ -101,9 +119,12 @@ export interface SvcDlClient {
  * Creates a client of the asset download service for Node programs (cli-contract "Library"),
  * sharing the CLI's code: the same HTTP core (request ids, pacing, retries, redirects), the same
  * download engine (resume, verification, state file, directory lock) and the same install.
- * It never prints, never reads `process.env`, never exits. Failures are thrown as errors with
- * `code`, `exitCode`, `httpStatus`, `requestId` and `hint` (SvcError). Throws UsageError
- * (exitCode 2) at once for a bad `baseUrl` or an `apiKey` that is a license key or malformed.
+ * It never prints, never exits, and reads no environment but `options.env` (default none: see
+ * {@link ClientOptions.env}). Failures are thrown as errors with `code`, `exitCode`,
+ * `httpStatus`, `requestId` and `hint` (SvcError). Throws UsageError (exitCode 2) at once for a
+ * bad `baseUrl`, an `apiKey` that is a license key or malformed, a `proxy` (or proxy variable of
+ * `env`) that is not an `http(s)://` URL (`invalid_proxy`), and a `caFile` that cannot be read
+ * or holds no PEM certificate (`invalid_ca_file`).
  */
 export function createClient(options: ClientOptions): SvcDlClient {
   const baseUrl = parseBaseUrl(String(options.baseUrl), "argument");
@@ -117,17 +138,13 @@ export function createClient(options: ClientOptions): SvcDlClient {
     }
     assertSendableKey(apiKey, "apiKey");
   }
-  if (options.proxy !== undefined || options.caFile !== undefined) {
-    // LEAD: remove once createHttpClient passes them to the new transport.
-    throw new UsageError("proxy and caFile are not supported by this build of svc-dl", {
-      code: "usage_error",
-    });
-  }
+  const network = networkOf(options);
   const userAgent = `svc-dl/${packageVersion()}`;
   const http = (signal: AbortSignal | undefined): HttpClient =>
     createHttpClient({
       baseUrl,
       userAgent,
+      network,
       signal,
       maxWaitSeconds: options.maxWaitSeconds,
       onNotice: options.onNotice,
@@ -176,6 +193,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
       const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
       const result = await fetcher.download({ kind, slug, edition }, absolute(opts.dir), {
         lockDir: true,
+        waitLock: opts.waitLock ?? 0,
         force: opts.force === true,
       });
       return toJsonDocument(result);
@@ -192,7 +210,11 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const { listPacks } = await import("../api/list-packs.js");
         return listPacks(client());
       }),
-    listAssets: (opts = {}) => call(opts.signal, async (client) => listAssetRecords(client())),
+    listAssets: (opts = {}) =>
+      call(opts.signal, async (client) => {
+        const { listAssets } = await import("../api/list-assets.js");
+        return listAssets(client());
+      }),
     downloadPack: (slug, opts) => download("pack", slug, opts),
     downloadAsset: (slug, opts) => download("asset", slug, opts),
     sync: (dir, opts = {}) =>
@@ -224,9 +246,29 @@ export function createClient(options: ClientOptions): SvcDlClient {
           frozen: opts.frozen === true,
           cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
           extract: opts.extract === true,
+          waitLock: opts.waitLock ?? 0,
+          signal: opts.signal,
         });
       }),
   };
+}
+
+/**
+ * The network settings of a client: `proxy`, `caFile` (made absolute now) and `env` (default
+ * `{}`), checked at once so that a bad value fails `createClient` rather than the first call.
+ */
+function networkOf(options: ClientOptions): NetworkSettings {
+  const env = options.env ?? {};
+  const proxy = options.proxy?.trim();
+  const caFile = options.caFile?.trim() ? resolve(process.cwd(), options.caFile.trim()) : undefined;
+  const network: NetworkSettings = {
+    env,
+    ...(proxy ? { proxy } : {}),
+    ...(caFile ? { caFile } : {}),
+  };
+  proxySettings(network);
+  trustedCas(network);
+  return network;
 }
 
 /** `dir` made absolute against the working directory (default: the working directory). */

@@ -1,7 +1,6 @@
 import { Command } from "commander";
-import type { HttpClient } from "../../api/http.js";
 import type { Pack } from "../../api/schemas.js";
-import type { DownloadResult, DownloadSource } from "../../download/engine.js";
+import type { DownloadResult } from "../../download/engine.js";
 import type { Session } from "../../session.js";
 import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
@@ -51,7 +50,10 @@ export async function runPackGet(
   const afterDownload = opts.extract === true ? extractAfter(session) : undefined;
   const items = list.map((slug) => ({
     item: { kind: "pack" as const, slug, edition },
-    source: () => packDownloadSource(client, listOnce, slug, edition),
+    source: async () => {
+      const { packDownloadSource } = await import("../../api/pack-download-source.js");
+      return packDownloadSource(client, listOnce, slug, edition);
+    },
   }));
   if (items.length > 1) {
     const { runGetMany } = await import("../get-many.js");
@@ -99,45 +101,6 @@ function extractAfter(
     );
     return { extracted: { path: done.path, status: done.status, files: done.files } };
   };
-}
-
-/**
- * The download request of a pack edition: the URL from the pack's record (`downloads.bundle` /
- * `downloads.authoring`, every page of `/v1/packs` searched, listed once per run), else the API
- * route `/v1/packs/{slug}/download[?edition=authoring]` so the service answers with its own
- * error. Throws ResponseError (exit 7) when the record's URL is not a URL, and the listing's
- * errors.
- */
-async function packDownloadSource(
-  client: HttpClient,
-  listOnce: () => Promise<Pack[]>,
-  slug: string,
-  edition: "standard" | "authoring",
-): Promise<DownloadSource> {
-  const pack = (await listOnce()).find((p) => p.slug === slug);
-  const given = edition === "authoring" ? pack?.downloads.authoring : pack?.downloads.bundle;
-  let url: URL;
-  if (given !== undefined) {
-    try {
-      url = new URL(given, client.baseUrl);
-    } catch (err) {
-      const { ResponseError } = await import("../../errors/response-error.js");
-      throw new ResponseError(
-        `the pack record's download URL is not a URL: ${given.slice(0, 80)}`,
-        {
-          httpStatus: null,
-          requestId: null,
-          cause: err,
-        },
-      );
-    }
-  } else {
-    url = client.apiUrl(
-      `packs/${encodeURIComponent(slug)}/download`,
-      edition === "authoring" ? { edition: "authoring" } : {},
-    );
-  }
-  return { url };
 }
 
 /** Builds the `pack` noun with its `get` verb. */
