@@ -88,6 +88,7 @@ export async function runInstall(
   const dirLock = await acquireDirLock(manifest.dir, {
     waitSeconds: opts.waitLock ?? 0,
     ...(opts.signal ? { signal: opts.signal } : {}),
+    onWait: (line) => observer.notice?.(line),
   });
   const settled: Settled[] = [];
   try {

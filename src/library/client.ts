@@ -241,14 +241,18 @@ export function createClient(options: ClientOptions): SvcDlClient {
           progress: progressFor(opts.onProgress),
           ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         });
-        return runInstall(fetcher, {
-          manifestPath: isAbsolute(manifest) ? manifest : join(cwd, manifest),
-          frozen: opts.frozen === true,
-          cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
-          extract: opts.extract === true,
-          waitLock: opts.waitLock ?? 0,
-          signal: opts.signal,
-        });
+        return runInstall(
+          fetcher,
+          {
+            manifestPath: isAbsolute(manifest) ? manifest : join(cwd, manifest),
+            frozen: opts.frozen === true,
+            cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
+            extract: opts.extract === true,
+            waitLock: opts.waitLock ?? 0,
+            signal: opts.signal,
+          },
+          options.onNotice ? { notice: options.onNotice } : {},
+        );
       }),
   };
 }

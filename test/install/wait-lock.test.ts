@@ -1,0 +1,70 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { acquireDirLock } from "../../src/download/lock.js";
+import { CLI_BIN, tempConfigDir } from "../helpers/cli.js";
+import { useMockService } from "../helpers/mock.js";
+import { install, makeProject } from "./helpers.js";
+
+/** `install` writes a directory, so the global `--wait-lock SECONDS` applies to it. */
+
+const shared = useMockService({
+  packSize: 32 * 1024,
+  assetSize: 8 * 1024,
+  limits: { download: { quota: 1000, windowSeconds: 60 } },
+});
+
+const MANIFEST = { dir: "out", assets: ["free-sample-cube"] };
+
+describe("svc-dl install: the directory lock", () => {
+  it("exits 8 (locked) at once while another run holds dir, with no request", async () => {
+    const p = makeProject(MANIFEST);
+    const lock = await acquireDirLock(join(p.root, "out"));
+    try {
+      shared.mock.clearLog();
+      const r = await install(shared.mock, p);
+      expect(r.code, r.stderr).toBe(8);
+      expect(JSON.parse(r.stderr).error.code).toBe("locked");
+      expect(shared.mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("with --wait-lock waits for the lock, then installs once it is released", async () => {
+    const p = makeProject(MANIFEST);
+    const lock = await acquireDirLock(join(p.root, "out"));
+    shared.mock.clearLog();
+    const child = spawn(process.execPath, [CLI_BIN, "--wait-lock", "30", "install"], {
+      cwd: p.root,
+      env: {
+        PATH: process.env.PATH,
+        SVC_BASE_URL: shared.mock.baseUrl,
+        SVC_API_KEY: shared.mock.apiKey,
+        SVC_DL_CACHE_DIR: p.cache,
+        SVC_DL_CONFIG_DIR: tempConfigDir(),
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    const waiting = new Promise<void>((resolve) => {
+      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+        stderr += d;
+        if (stderr.includes("waiting up to")) resolve();
+      });
+    });
+    const done = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      await Promise.race([waiting, done]);
+      expect(stderr).toContain("waiting up to");
+      expect(shared.mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+    expect(await done, stderr).toBe(0);
+    expect(existsSync(join(p.root, "out", "free-sample-cube.glb"))).toBe(true);
+    expect(existsSync(join(p.root, "svc-dl.lock"))).toBe(true);
+  });
+});
