@@ -45,9 +45,9 @@ export const ErrorLineSchema = z.strictObject({
 export type ErrorLine = z.infer<typeof ErrorLineSchema>;
 
 /** The error object inside an item of a multi-item document (`items[].error`). */
-export const ItemErrorSchema = z.looseObject({
+export const ItemErrorSchema = z.strictObject({
   code: z.string().min(1),
-  message: z.string(),
+  message: z.string().min(1),
   http_status: z.number().int().nullable(),
   request_id: z.string().nullable(),
 });
@@ -106,7 +106,20 @@ export const PacksListDocumentSchema = z.array(
   }),
 );
 
-/** `pack get` / `asset get` / `legacy get --json` with one slug. */
+/** How a `get` ended for a file (cli-contract "JSON documents": `status`). */
+export type GetStatus = "downloaded" | "resumed" | "up-to-date" | "adopted" | "repaired";
+
+/** `pack get --extract`: where the ZIP was unpacked and whether that was needed. */
+const extracted = z.strictObject({
+  path: z.string().min(1),
+  status: z.enum(["extracted", "unchanged"]),
+  files: count,
+});
+
+/**
+ * `pack get` / `asset get` / `legacy get --json` with one slug (cli-contract "JSON
+ * documents"); `extracted` only with `pack get --extract`.
+ */
 export const GetDocumentSchema = z.strictObject({
   kind,
   slug: z.string().min(1),
@@ -117,60 +130,79 @@ export const GetDocumentSchema = z.strictObject({
   etag: z.string().nullable(),
   status: z.enum(["downloaded", "resumed", "up-to-date", "adopted", "repaired"]),
   resumed_from: count,
+  extracted: extracted.optional(),
 });
 export type GetDocument = z.infer<typeof GetDocumentSchema>;
 
-/** `pack get` / `asset get --json` with several slugs. */
-export const GetManyDocumentSchema = z.looseObject({
+/**
+ * The `--json` document of one `get` (cli-contract "JSON documents"): the item, the absolute
+ * path, its size in bytes, lower-case hex SHA-256, the ETag it was served with (null if none),
+ * the status and the byte offset a resume started from (0 when not resumed).
+ */
+export interface GetJsonDocument extends ItemRef {
+  path: string;
+  bytes: number;
+  sha256: string;
+  etag: string | null;
+  status: GetStatus;
+  resumed_from: number;
+}
+
+/** `pack get` / `asset get --json` with several slugs (cli-contract "pack get": several slugs). */
+export const GetManyDocumentSchema = z.strictObject({
   items: z.array(
     z.union([
       GetDocumentSchema,
-      z.looseObject({
+      z.strictObject({
         kind,
-        slug: z.string(),
+        slug: z.string().min(1),
         edition: edition.nullable(),
         status: z.literal("failed"),
         error: ItemErrorSchema,
       }),
     ]),
   ),
-  summary: z.looseObject({ downloaded: count, up_to_date: count, failed: count }),
+  summary: z.strictObject({ downloaded: count, up_to_date: count, failed: count }),
 });
 
-/** One item of `packs sync --json` (and, with `source`, of `install --json`). */
-export const SyncItemSchema = z.looseObject({
+/** One item of `packs sync --json` (cli-contract "JSON documents"; src/sync/types.ts). */
+export const SyncItemSchema = z.strictObject({
   slug: z.string().min(1),
   edition,
   status: z.enum([
     "downloaded",
     "resumed",
-    "up-to-date",
-    "adopted",
     "repaired",
+    "adopted",
+    "up-to-date",
+    "would-download",
     "unavailable",
     "failed",
-    "would-download",
-    "skipped",
   ]),
-  reason: z.string().nullable(),
-  path: z.string().nullable(),
+  reason: z.string().min(1).nullable(),
+  path: z.string().min(1).nullable(),
   bytes: count.nullable(),
   sha256: sha256.nullable(),
   error: ItemErrorSchema.nullable(),
 });
 
-/** `packs sync --json`. */
-export const SyncDocumentSchema = z.looseObject({
+/** `packs sync --json`: `filtered` counts packs left out by `--include`/`--exclude`/`--category`. */
+export const SyncDocumentSchema = z.strictObject({
   dir: z.string().min(1),
   items: z.array(SyncItemSchema),
-  summary: z.looseObject({ downloaded: count, up_to_date: count, failed: count }),
+  summary: z.strictObject({
+    downloaded: count,
+    up_to_date: count,
+    failed: count,
+    filtered: count.optional(),
+  }),
 });
 
-/** `verify --json`. */
-export const VerifyDocumentSchema = z.looseObject({
+/** `verify --json` (cli-contract "verify"). */
+export const VerifyDocumentSchema = z.strictObject({
   dir: z.string().min(1),
   items: z.array(
-    z.looseObject({
+    z.strictObject({
       path: z.string().min(1),
       status: z.enum(["ok", "changed", "missing", "repaired"]),
       sha256: sha256.nullable(),
@@ -178,8 +210,12 @@ export const VerifyDocumentSchema = z.looseObject({
   ),
 });
 
-/** `install --json`. */
-export const InstallDocumentSchema = z.looseObject({
+/**
+ * `install --json` (cli-contract "Manifest, lock and cache"; src/install/types.ts): items as in
+ * `packs sync` plus `kind` and `source` (null for a failed item), and the status
+ * `lock-mismatch` (`--frozen`).
+ */
+export const InstallDocumentSchema = z.strictObject({
   manifest: z.string().min(1),
   lock: z.string().min(1),
   dir: z.string().min(1),
@@ -187,10 +223,26 @@ export const InstallDocumentSchema = z.looseObject({
     SyncItemSchema.extend({
       kind,
       edition: edition.nullable(),
-      source: z.enum(["cache", "network", "local"]),
+      status: z.enum([
+        "downloaded",
+        "resumed",
+        "up-to-date",
+        "adopted",
+        "repaired",
+        "lock-mismatch",
+        "failed",
+      ]),
+      source: z.enum(["cache", "network", "local"]).nullable(),
     }),
   ),
-  summary: z.looseObject({}),
+  summary: z.strictObject({
+    downloaded: count,
+    up_to_date: count,
+    from_cache: count,
+    failed: count,
+    lock_mismatch: count,
+    no_request: count,
+  }),
 });
 
 /** `config get --json`. */

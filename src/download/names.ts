@@ -1,10 +1,8 @@
 import contentDisposition from "content-disposition";
 import { UsageError } from "../errors/usage-error.js";
+import type { Edition, ItemKind } from "../model.js";
 
-/** What is being downloaded (cli-contract "JSON documents": `kind`). */
-export type ItemKind = "pack" | "asset";
-/** Pack edition; assets have none (`null`). */
-export type Edition = "standard" | "authoring";
+export type { Edition, ItemKind } from "../model.js";
 
 /** Longest file name kept, in UTF-8 bytes (most file systems allow 255). */
 const MAX_NAME_BYTES = 200;

@@ -1,7 +1,9 @@
 import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
-import { createProgress, type FileOutcome } from "../io/progress.js";
+import { refuseBinaryToTerminal } from "../io/binary-guard.js";
+import { createProgress } from "../io/progress.js";
+import type { GetJsonDocument } from "../model.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";
 import {
@@ -14,18 +16,7 @@ import { acquireDirLock } from "./lock.js";
 import type { ItemRef } from "./state.js";
 import { downloadToStream } from "./stdout.js";
 
-/** The `--json` document of `pack get`, `asset get`, `legacy get` (cli-contract "JSON documents"). */
-export interface GetJsonDocument {
-  kind: "pack" | "asset";
-  slug: string;
-  edition: "standard" | "authoring" | null;
-  path: string;
-  bytes: number;
-  sha256: string;
-  etag: string | null;
-  status: FileOutcome;
-  resumed_from: number;
-}
+export type { GetJsonDocument } from "../model.js";
 
 /** Builds the `--json` document of a finished download. */
 export function toJsonDocument(result: DownloadResult): GetJsonDocument {
@@ -64,7 +55,8 @@ export interface GetRequest {
  * engine (or streams to stdout for `-o -`), then prints the result: `--json` → the contract's
  * document on stdout; otherwise the final path on stdout (nothing for `-o -`), with the
  * per-file line on stderr. Throws UsageError when `-o -` is combined with `--json` (both
- * would use stdout), and whatever the engine throws.
+ * would use stdout) and `binary_to_terminal` for `-o -` while stdout is a terminal (both before
+ * any request), and whatever the engine throws.
  */
 export async function runGet(
   session: Session,
@@ -78,11 +70,13 @@ export async function runGet(
       hint: "Write the file with -o PATH to get the --json document.",
     });
   }
+  if (destination.kind === "stdout") refuseBinaryToTerminal(ctx.io);
   const progress = await createProgress({
     stderr: ctx.io.stderr,
     isTTY: ctx.io.stderrIsTTY,
     progress: globals.progress,
     quiet: globals.quiet || globals.json,
+    columns: ctx.io.columns,
   });
   const onNotice = (line: string): void => session.reporter.info(line);
   // Lock first, so a second run on the same directory stops before any request.

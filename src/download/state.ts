@@ -6,20 +6,16 @@ import {
   readRegularFile,
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
+import type { ItemRef } from "../model.js";
 import { type Edition, type ItemKind, isSafeBaseName } from "./names.js";
 import { fsError } from "./writer.js";
+
+export type { ItemRef } from "../model.js";
 
 /** Name of the bookkeeping directory inside an output directory (cli-contract "Downloads"). */
 export const STATE_DIR = ".svc-dl";
 /** Name of the state file inside {@link STATE_DIR}. */
 export const STATE_FILE = "state.json";
-
-/** Identifies a downloadable item: a pack edition or an asset (`edition` null). */
-export interface ItemRef {
-  kind: ItemKind;
-  slug: string;
-  edition: Edition | null;
-}
 
 /**
  * One completed download recorded in `<dir>/.svc-dl/state.json`. `file` is a safe base name

@@ -55,6 +55,11 @@ function otherDestination(c: HintContext): string {
     : "Move the file away, then run the same command again.";
 }
 
+/** Where the proxy is set, naming `--proxy` only where the command has it. */
+function proxyWays(c: HintContext): string {
+  return `${c.has("--proxy") ? "--proxy, " : ""}HTTPS_PROXY, HTTP_PROXY, NO_PROXY`;
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -168,7 +173,7 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     hint: (c) =>
-      `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`).`,
+      `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
   },
   tls_error: {
     exitCode: ExitCode.network,
@@ -178,7 +183,17 @@ export const CODES = {
         ? "To trust a private CA, pass its PEM file with --ca-file (or SVC_CA_FILE), or set NODE_EXTRA_CA_CERTS."
         : "To trust a private CA, set SVC_CA_FILE or NODE_EXTRA_CA_CERTS to its PEM file.",
   },
-  proxy_error: server("Check the proxy address (HTTPS_PROXY, HTTP_PROXY, NO_PROXY)."),
+  proxy_error: server((c) => `Check the proxy address (${proxyWays(c)}).`),
+  invalid_proxy: usage(
+    (c) => `Give the proxy as http://host:port or https://host:port (${proxyWays(c)}).`,
+  ),
+  invalid_ca_file: usage(
+    (c) =>
+      `Point ${c.has("--ca-file") ? "--ca-file, " : ""}SVC_CA_FILE${c.exists("config set") ? " or `svc-dl config set ca-file PATH`" : ""} at a readable PEM file (-----BEGIN CERTIFICATE-----).`,
+  ),
+  bad_framing: server(
+    `The server or a proxy on the way mangled the response (broken HTTP/1.1 framing); retry later, and ${SUPPORT}.`,
+  ),
 
   // --- responses that break the spec ---
   unexpected_response: server(
@@ -191,6 +206,16 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     hint: "The download would travel unencrypted; report this to the service.",
+  },
+  insecure_url: {
+    exitCode: ExitCode.network,
+    retryable: false,
+    hint: "The download would travel unencrypted; report this to the service with the request id.",
+  },
+  unsupported_scheme: {
+    exitCode: ExitCode.network,
+    retryable: false,
+    hint: "The service handed out a link that is not https; report this to the service with the request id.",
   },
   corrupt_download: server(`Run the same command again; if it keeps failing, ${SUPPORT}.`),
   unsafe_archive: {
@@ -251,6 +276,21 @@ export const CODES = {
   no_license_key: usage(
     "Set SVC_LICENSE_KEY, or pipe it in with `svc-dl legacy get --license-key-stdin`; it is never taken from the command line.",
   ),
+  manifest_missing: usage((c) =>
+    c.exists("install")
+      ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
+      : "Create the manifest svc-dl.json.",
+  ),
+  invalid_manifest: usage((c) =>
+    c.exists("install")
+      ? 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.'
+      : 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}.',
+  ),
+  invalid_lock: usage((c) =>
+    c.exists("install")
+      ? "Restore svc-dl.lock from version control, or delete it and run `svc-dl install` to write a new one."
+      : "Restore svc-dl.lock from version control, or delete it to write a new one.",
+  ),
   no_api_key: {
     exitCode: ExitCode.auth,
     retryable: false,
@@ -287,6 +327,10 @@ export const CODES = {
   unsafe_config: local(
     "The config directory must be yours, not a symlink, and not writable by group or others (chmod 700); `svc-dl config path` names it.",
   ),
+  unsafe_cache_dir: local(
+    (c) =>
+      `The cache directory is a symlink, not a directory, or not yours; point SVC_DL_CACHE_DIR at a directory only you can write${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
+  ),
   no_state: {
     exitCode: ExitCode.ok,
     retryable: false,
@@ -307,7 +351,22 @@ export const CODES = {
     retryable: true,
     hint: "Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
   },
+  get_incomplete: {
+    exitCode: ExitCode.failure,
+    retryable: true,
+    hint: "Fix the cause of each failure (see the codes) and run the same command again: finished items are not fetched again.",
+  },
+  install_incomplete: {
+    exitCode: ExitCode.failure,
+    retryable: true,
+    hint: "Fix the cause of each failure (see the codes) and run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
+  },
   interrupted: { exitCode: ExitCode.sigint, retryable: true, hint: AGAIN },
+  aborted: {
+    exitCode: ExitCode.sigint,
+    retryable: true,
+    hint: "Call again with the same arguments: it resumes from the bytes already saved.",
+  },
   cancelled: { exitCode: ExitCode.sigint, retryable: false, hint: null },
   unexpected: {
     exitCode: ExitCode.failure,

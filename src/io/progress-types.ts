@@ -3,8 +3,10 @@
  * own so that `progress.ts` and the renderers it loads do not import each other.
  */
 
+import type { GetStatus } from "../model.js";
+
 /** How a finished file ended (cli-contract "JSON documents": `status`). */
-export type FileOutcome = "downloaded" | "resumed" | "up-to-date" | "adopted" | "repaired";
+export type FileOutcome = GetStatus;
 
 /**
  * Progress of one file at a time, as the download engine reports it. `advance()` is called per

@@ -116,8 +116,12 @@ export async function runSync(
     let position = 0;
     const items: SyncItemResult[] = [];
     for (const item of plan) {
-      if (needsRequest(item, opts)) observer.itemStarted?.(item, ++position, count);
-      let result = await settle(client, item, opts, progress, observer);
+      let label: string | undefined;
+      if (needsRequest(item, opts)) {
+        observer.itemStarted?.(item, ++position, count);
+        label = `pack ${position}/${count}`;
+      }
+      let result = await settle(client, item, opts, progress, observer, label);
       if (opts.extract === true && !opts.dryRun) {
         result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
       }
@@ -176,13 +180,17 @@ function needsRequest(item: PlannedItem, opts: SyncOptions): boolean {
   return item.action === "fetch" && !opts.dryRun;
 }
 
-/** Settles one item: its result, or a throw for failures that stop the run. */
+/**
+ * Settles one item: its result, or a throw for failures that stop the run. `label` (`pack N/M`)
+ * gives the bar's overall position line (cli-contract "Streams and output").
+ */
 async function settle(
   client: HttpClient,
   item: PlannedItem,
   opts: SyncOptions,
   progress: FileProgress,
   observer: SyncObserver,
+  label: string | undefined,
 ): Promise<SyncItemResult> {
   const { target, recorded } = item;
   const recordedPath = recorded ? join(opts.dir, recorded.file) : null;
@@ -227,6 +235,7 @@ async function settle(
       revalidate: item.action === "revalidate",
       checksum: opts.checksum === true,
       progress,
+      ...(label !== undefined ? { progressLabel: label } : {}),
       lock: false,
       onNotice: (line) => observer.notice?.(line),
     });

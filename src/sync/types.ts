@@ -3,11 +3,9 @@
  * no runtime code, so command files may import them with `import type`.
  */
 
-/** A pack edition as the service names it (spec "Other resources": Edition). */
-export type PackEdition = "standard" | "authoring";
+import type { PackEdition } from "../model.js";
 
-/** `--edition`: which editions a sync keeps in DIR. `all` = standard, plus authoring where the pack has one. */
-export type EditionChoice = "standard" | "authoring" | "all";
+export type { EditionChoice, PackEdition } from "../model.js";
 
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into

@@ -52,7 +52,8 @@ describe("progress on a terminal", () => {
     const dir = workDir();
     const r = await runOnTerminal(["packs", "sync", dir], { env: shared.env(), cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.screen).toMatch(/pack 1\/\d+/);
+    expect(r.screen).toMatch(/pack 1\/\d+, 0 B so far/);
+    expect(r.screen).toMatch(/pack 2\/\d+, 512\.0 KiB so far/);
     expect(r.screen).toMatch(ESCAPE);
   });
 });

@@ -54,7 +54,8 @@ export async function readLicenseKey(session: Session, fromStdin: boolean): Prom
  * body; no API key is sent. The body (with the license key) is never re-sent to a redirect
  * target (HttpClient.send turns redirects into GETs). Denials show the HTTP status, any JSON
  * error code or a sanitized excerpt, and the request id; the license key never appears in any
- * output. Throws UsageError (exit 2) for bad flags or slugs.
+ * output. Throws UsageError (exit 2) for bad flags or slugs, and `binary_to_terminal` for `-o -`
+ * with stdout a terminal (before the key is read).
  */
 export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Promise<void> {
   if ((opts.pack === undefined) === (opts.asset === undefined)) {
@@ -70,6 +71,11 @@ export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Pr
   );
   const kind = opts.pack !== undefined ? "pack" : "asset";
   const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
+  if (opts.output === "-") {
+    // refused before the key is asked for, not only before the request (runGet checks too)
+    const { refuseBinaryToTerminal } = await import("../../io/binary-guard.js");
+    refuseBinaryToTerminal(session.ctx.io);
+  }
   const licenseKey = await readLicenseKey(session, opts.licenseKeyStdin === true);
   const { legacyDenial, scrubError } = await import("../../download/legacy.js");
   try {

@@ -58,6 +58,7 @@ export async function runPacksSync(
     isTTY: ctx.io.stderrIsTTY,
     progress: globals.progress,
     quiet: globals.quiet || globals.json,
+    columns: ctx.io.columns,
   });
   const doc = await runSync(
     client,

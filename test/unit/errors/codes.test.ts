@@ -51,6 +51,19 @@ describe("codes: the one table", () => {
     expect(exitCodeFor("lock_mismatch", null)).toBe(ExitCode.lockMismatch);
     expect(exitCodeFor("tls_error", null)).toBe(ExitCode.network);
     expect(exitCodeFor("cancelled", null)).toBe(ExitCode.sigint);
+    expect(exitCodeFor("bad_framing", null)).toBe(ExitCode.network);
+    expect(exitCodeFor("insecure_url", null)).toBe(ExitCode.network);
+    expect(exitCodeFor("invalid_proxy", null)).toBe(ExitCode.usage);
+    expect(exitCodeFor("invalid_ca_file", null)).toBe(ExitCode.usage);
+    expect(exitCodeFor("invalid_manifest", null)).toBe(ExitCode.usage);
+    expect(exitCodeFor("manifest_missing", null)).toBe(ExitCode.usage);
+    expect(exitCodeFor("invalid_lock", null)).toBe(ExitCode.usage);
+    expect(exitCodeFor("unsafe_cache_dir", null)).toBe(ExitCode.fileSystem);
+    expect(exitCodeFor("install_incomplete", null)).toBe(ExitCode.failure);
+    expect(exitCodeFor("get_incomplete", null)).toBe(ExitCode.failure);
+    expect(exitCodeFor("aborted", null)).toBe(ExitCode.sigint);
+    expect(isRetryable("bad_framing", null)).toBe(true);
+    expect(isRetryable("invalid_ca_file", null)).toBe(false);
   });
 
   it("says which failures may pass when run again later", () => {

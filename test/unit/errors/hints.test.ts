@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { commandAt, hintContext } from "../../../src/cli.js";
@@ -10,6 +12,13 @@ import { allCommands, programTree } from "../../helpers/program-tree.js";
  */
 
 const program = programTree();
+
+/** Every `.ts` file below `dir`. */
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => join(e.parentPath, e.name));
+}
 
 function pathOf(cmd: Command): string {
   const words: string[] = [];
@@ -72,9 +81,34 @@ describe("hints name only commands and flags that exist", () => {
       "packs list",
       "pack get",
       "asset get",
+      "assets list",
+      "packs sync",
+      "verify",
+      "install",
+      "cache dir",
+      "cache clean",
     ]) {
       expect(paths).toContain(p);
     }
+    const globals = flagsOf(program);
+    for (const flag of ["--proxy", "--ca-file", "--wait-lock", "--base-url", "--max-wait"]) {
+      expect(globals.has(flag), flag).toBe(true);
+    }
+  });
+
+  it("has a row for every code thrown in src/ (so its hint is walked here)", () => {
+    const thrown = new Set<string>();
+    for (const file of sourceFiles(join(process.cwd(), "src"))) {
+      if (file.includes(`${sep}mock-server${sep}`)) continue;
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(
+        /\bcode:\s*(?:[^,\n]*\?\s*)?"([a-z]+(?:_[a-z]+)*)"(?:\s*:\s*"([a-z_]+)")?/g,
+      )) {
+        for (const code of [m[1], m[2]]) if (code) thrown.add(code);
+      }
+    }
+    expect(thrown.size).toBeGreaterThan(20);
+    expect([...thrown].filter((code) => !Object.hasOwn(CODES, code))).toEqual([]);
   });
 
   for (const code of Object.keys(CODES)) {
