@@ -165,7 +165,10 @@ export const GetManyDocumentSchema = z.strictObject({
   summary: z.strictObject({ downloaded: count, up_to_date: count, failed: count }),
 });
 
-/** One item of `packs sync --json` (cli-contract "JSON documents"; src/sync/types.ts). */
+/**
+ * One item of `packs sync --json` (cli-contract "JSON documents"; src/sync/types.ts), with
+ * `extracted` under `--extract`.
+ */
 export const SyncItemSchema = z.strictObject({
   slug: z.string().min(1),
   edition,
@@ -184,9 +187,11 @@ export const SyncItemSchema = z.strictObject({
   bytes: count.nullable(),
   sha256: sha256.nullable(),
   error: ItemErrorSchema.nullable(),
+  /** `--extract`: where the ZIP was unpacked. */
+  extracted: extracted.optional(),
 });
 
-/** `packs sync --json`: `filtered` counts packs left out by `--include`/`--exclude`/`--category`. */
+/** `packs sync --json`: `filtered` counts packs left out by `--include`/`--exclude`/`--category` (0 without them). */
 export const SyncDocumentSchema = z.strictObject({
   dir: z.string().min(1),
   items: z.array(SyncItemSchema),
@@ -194,7 +199,7 @@ export const SyncDocumentSchema = z.strictObject({
     downloaded: count,
     up_to_date: count,
     failed: count,
-    filtered: count.optional(),
+    filtered: count,
   }),
 });
 
@@ -243,6 +248,24 @@ export const InstallDocumentSchema = z.strictObject({
     lock_mismatch: count,
     no_request: count,
   }),
+});
+
+/** `assets list --json`: the asset records as received (cli-contract "assets list"). */
+export const AssetsListDocumentSchema = z.array(
+  z.looseObject({
+    slug: z.string().min(1),
+    preview_url: z.string().optional(),
+    download_url: z.string().optional(),
+  }),
+);
+
+/** `cache dir --json`: the cache's absolute path. */
+export const CacheDirDocumentSchema = z.strictObject({ dir: z.string().min(1) });
+
+/** `cache clean --json`: the cache's path and how many cached files were removed. */
+export const CacheCleanDocumentSchema = z.strictObject({
+  dir: z.string().min(1),
+  removed: count,
 });
 
 /** `config get --json`. */

@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  AssetsListDocumentSchema,
+  CacheCleanDocumentSchema,
+  CacheDirDocumentSchema,
   ErrorLineSchema,
   GetDocumentSchema,
   GetManyDocumentSchema,
@@ -123,19 +126,60 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
     expect(checked.items.map((i) => i.status)).toEqual(["ok"]);
   });
 
+  it("pack get and packs sync with --extract carry `extracted`", async () => {
+    const dir = tempDir();
+    const get = await runCommand(
+      ["pack", "get", "low-poly-forest", "-o", `${dir}/`, "--extract", "--json"],
+      { env: shared.env() },
+    );
+    expect(get.code, get.stderr).toBe(0);
+    expect(GetDocumentSchema.parse(JSON.parse(get.stdout)).extracted?.status).toBe("extracted");
+    const sync = await runCommand(
+      ["packs", "sync", dir, "--include", "low-poly-forest", "--extract", "--json"],
+      { env: shared.env() },
+    );
+    expect(sync.code, sync.stderr).toBe(0);
+    const doc = SyncDocumentSchema.parse(JSON.parse(sync.stdout));
+    expect(doc.items.map((i) => [i.status, i.extracted?.status])).toEqual([
+      ["up-to-date", "unchanged"],
+    ]);
+  });
+
   it("install", async () => {
     const root = tempDir();
     writeFileSync(
       join(root, "svc-dl.json"),
-      JSON.stringify({ dir: "vendor", packs: ["low-poly-forest"], assets: ["free-sample-cube"] }),
+      JSON.stringify({
+        dir: "vendor",
+        packs: [{ slug: "low-poly-forest", extract: true }],
+        assets: ["free-sample-cube"],
+      }),
     );
     const env = { ...shared.env(), SVC_DL_CACHE_DIR: tempDir() };
     const r = await runCommand(["install", "--json"], { env, cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const doc = InstallDocumentSchema.parse(JSON.parse(r.stdout));
-    expect(doc.items.map((i) => [i.kind, i.status, i.source])).toEqual([
-      ["pack", "downloaded", "network"],
-      ["asset", "downloaded", "network"],
+    expect(doc.items.map((i) => [i.kind, i.status, i.source, i.extracted?.status])).toEqual([
+      ["pack", "downloaded", "network", "extracted"],
+      ["asset", "downloaded", "network", undefined],
     ]);
+  });
+
+  it("assets list, cache dir and cache clean", async () => {
+    const assets = await runCommand(["assets", "list", "--json"], { env: shared.env() });
+    expect(assets.code, assets.stderr).toBe(0);
+    const list = AssetsListDocumentSchema.parse(JSON.parse(assets.stdout));
+    expect(list.map((a) => a.slug)).toContain("free-sample-cube");
+    const cache = tempDir();
+    const env = { SVC_DL_CACHE_DIR: cache };
+    const dir = await runCommand(["cache", "dir", "--json"], { env });
+    expect(dir.code, dir.stderr).toBe(0);
+    expect(CacheDirDocumentSchema.parse(JSON.parse(dir.stdout)).dir).toBe(cache);
+    const clean = await runCommand(["cache", "clean", "--json"], { env });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(CacheCleanDocumentSchema.parse(JSON.parse(clean.stdout))).toEqual({
+      dir: cache,
+      removed: 0,
+    });
   });
 });

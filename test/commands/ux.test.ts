@@ -41,6 +41,27 @@ describe("help (cli-contract: Commands)", () => {
     }
   });
 
+  it("the root help names every environment variable and exit code", async () => {
+    const r = await runCommand(["--help"]);
+    expect(r.code).toBe(0);
+    for (const name of [
+      "SVC_BASE_URL",
+      "SVC_API_KEY",
+      "SVC_LICENSE_KEY",
+      "SVC_DL_CONFIG_DIR",
+      "SVC_DL_CACHE_DIR",
+      "HTTPS_PROXY",
+      "HTTP_PROXY",
+      "NO_PROXY",
+      "SVC_CA_FILE",
+      "NO_COLOR",
+      "9 lock mismatch",
+      "8 local file system",
+    ]) {
+      expect(r.stdout).toContain(name);
+    }
+  });
+
   it("`svc-dl help pack get` is `svc-dl pack get --help`", async () => {
     const viaHelp = await runCommand(["help", "pack", "get"]);
     const viaFlag = await runCommand(["pack", "get", "--help"]);
