@@ -301,7 +301,8 @@ export const CODES = {
   file_exists: local((c) => otherDestination(c)),
   not_ours: local((c) => otherDestination(c)),
   locked: local(
-    "Wait for the other run to finish, or use another directory. A lock left by a crashed run expires by itself.",
+    (c) =>
+      `Wait for the other run to finish${c.has("--wait-lock") ? " (or pass --wait-lock SECONDS to wait for it)" : ""}, or use another directory. A lock left by a crashed run expires by itself.`,
     true,
   ),
   no_space: local(

@@ -122,6 +122,27 @@ describe("hints name only commands and flags that exist", () => {
     });
   }
 
+  it("hints fixed at throw sites name commands that exist and flags some command has", () => {
+    const every = new Set<string>();
+    for (const at of commands) for (const flag of flagsOf(at)) every.add(flag);
+    const found: string[] = [];
+    let hints = 0;
+    for (const file of sourceFiles(join(process.cwd(), "src"))) {
+      if (file.includes(`${sep}mock-server${sep}`)) continue;
+      const text = readFileSync(file, "utf8");
+      for (const m of text.matchAll(/\bhint:\s*(?:"((?:\\.|[^"\\])*)"|'((?:\\.|[^'\\])*)')/g)) {
+        const hint = m[1] ?? m[2] ?? "";
+        hints += 1;
+        for (const p of problems(hint, program)) {
+          const flag = /^svc-dl has no (\S+)$/.exec(p)?.[1];
+          if (flag === undefined || !every.has(flag)) found.push(`${file}: ${p}`);
+        }
+      }
+    }
+    expect(hints).toBeGreaterThan(30);
+    expect(found).toEqual([]);
+  });
+
   it("catches a hint that names a flag the command lacks (self-test)", () => {
     const assetGet = commandAt(program, ["asset", "get"]);
     expect(problems("try without --edition", assetGet)).toEqual(["asset get has no --edition"]);
