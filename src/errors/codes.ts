@@ -180,8 +180,8 @@ export const CODES = {
     retryable: false,
     hint: (c) =>
       c.has("--ca-file")
-        ? "To trust a private CA, pass its PEM file with --ca-file (or SVC_CA_FILE), or set NODE_EXTRA_CA_CERTS."
-        : "To trust a private CA, set SVC_CA_FILE or NODE_EXTRA_CA_CERTS to its PEM file.",
+        ? `If the host uses a private certificate authority, pass its PEM file with --ca-file (or SVC_CA_FILE${c.exists("config set") ? ", or `svc-dl config set ca-file PATH`" : ""}), or set NODE_EXTRA_CA_CERTS.`
+        : "If the host uses a private certificate authority, set SVC_CA_FILE or NODE_EXTRA_CA_CERTS to its PEM file.",
   },
   proxy_error: server((c) => `Check the proxy address (${proxyWays(c)}).`),
   invalid_proxy: usage(
