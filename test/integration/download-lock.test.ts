@@ -131,7 +131,7 @@ describe("--wait-lock SECONDS", () => {
       });
       expect(r.code).toBe(8);
       expect(JSON.parse(r.stderr).error.code).toBe("locked");
-      expect(JSON.parse(r.stderr).error.message).toContain("--wait-lock");
+      expect(JSON.parse(r.stderr).error.hint).toContain("--wait-lock");
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       const now = await runCli(["packs", "sync", dir, "--json"], { env: envFor(mock) });
       expect(now.code).toBe(8);
