@@ -80,6 +80,8 @@ export interface HttpResponse {
 export const MAX_REDIRECTS = 10;
 /** Most bytes of an error body read. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** Longest graceful close of the connections at the end of a run, in ms. */
+const CLOSE_GRACE_MS = 2000;
 /** Most bytes of a JSON body read. */
 const JSON_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -397,9 +399,21 @@ export class HttpClient {
     throw err;
   }
 
-  /** Closes idle connections. */
+  /**
+   * Closes the run's connections: gracefully, or at once after 2 s (a response nobody read
+   * must not hold the process).
+   */
   async close(): Promise<void> {
-    if (!this.#opts.dispatcher) await this.#dispatcher.close();
+    if (this.#opts.dispatcher) return;
+    const dispatcher = this.#dispatcher;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), CLOSE_GRACE_MS);
+      timer.unref();
+    });
+    const outcome = await Promise.race([dispatcher.close().catch(() => undefined), late]);
+    clearTimeout(timer);
+    if (outcome === "late") await dispatcher.destroy().catch(() => undefined);
   }
 
   /** A license key in a JSON request body becomes a secret of the redactor. */
