@@ -23,6 +23,8 @@ export interface GlobalOptions {
   proxy?: string | undefined;
   /** `--ca-file PATH`: extra trusted CA certificates (PEM). */
   caFile?: string | undefined;
+  /** `--wait-lock`: seconds a command that writes a directory waits for another run's lock. */
+  waitLock: number;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -33,6 +35,7 @@ export const DEFAULT_GLOBALS: GlobalOptions = {
   verbose: false,
   color: true,
   maxWait: 300,
+  waitLock: 0,
 };
 
 /**
@@ -46,7 +49,7 @@ export class Session {
   readonly reporter: Reporter;
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
-  #http: HttpClient | undefined;
+  readonly #http = new Map<string, HttpClient>();
   /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
   exitCode = 0;
 
@@ -107,28 +110,37 @@ export class Session {
    * The HTTP client for the service. The API key is resolved now (so a missing key fails
    * before any request) unless `needsKey` is false (legacy downloads, keyless catalog calls);
    * `apiKey` overrides the configured key (`auth login` checks a new key before storing it).
+   * One client per distinct key choice, so later options are never ignored. A keyless client
+   * asked to authenticate throws SvcError `no_api_key` (exit 3).
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
-    if (!this.#http) {
-      const { HttpClient } = await import("./http/client.js");
-      const { url } = await this.baseUrl();
-      const key =
-        opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
-      this.#http = new HttpClient({
-        baseUrl: url,
-        apiKey: () => {
-          if (key === undefined) throw new Error("no API key for this request");
-          return key;
-        },
-        userAgent: `svc-dl/${this.ctx.version}`,
-        network: await this.networkSettings(),
-        signal: this.ctx.signal,
-        retry: { maxWaitSeconds: this.globals.maxWait },
-        onExchange: (line) => this.reporter.verbose(line),
-        onNotice: (line) => this.reporter.info(line),
-      });
-    }
-    return this.#http;
+    const key = opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
+    const id = key ?? "";
+    const cached = this.#http.get(id);
+    if (cached) return cached;
+    const [{ HttpClient }, { SvcError }] = await Promise.all([
+      import("./http/client.js"),
+      import("./errors/svc-error.js"),
+    ]);
+    const { url } = await this.baseUrl();
+    const client = new HttpClient({
+      baseUrl: url,
+      apiKey: () => {
+        if (key === undefined) {
+          throw new SvcError(`no API key configured for ${url.origin}`, { code: "no_api_key" });
+        }
+        return key;
+      },
+      userAgent: `svc-dl/${this.ctx.version}`,
+      network: await this.networkSettings(),
+      signal: this.ctx.signal,
+      ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
+      retry: { maxWaitSeconds: this.globals.maxWait },
+      onExchange: (line) => this.reporter.verbose(line),
+      onNotice: (line) => this.reporter.info(line),
+    });
+    this.#http.set(id, client);
+    return client;
   }
 
   /**
@@ -160,7 +172,7 @@ export class Session {
 
   /** Closes the HTTP client's connections. */
   async close(): Promise<void> {
-    await this.#http?.close();
+    await Promise.all([...this.#http.values()].map((client) => client.close()));
   }
 }
 

@@ -1,8 +1,11 @@
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Conf from "conf";
+import envPaths from "env-paths";
+import { makeDirectory } from "../download/mkdir.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
 export interface ConfigSchema {
@@ -32,18 +35,25 @@ export const CONFIG_DIR_MODE = 0o700;
 
 /**
  * The config file, through `conf`: in `SVC_DL_CONFIG_DIR` when set, else the OS config
- * directory (Linux: `$XDG_CONFIG_HOME/svc-dl`). The file is written with mode 0600 and its
- * directory is created (or tightened) to 0700: conf alone would create it 0755.
+ * directory (env-paths, as conf itself; Linux: `$XDG_CONFIG_HOME/svc-dl`). The file is written
+ * with mode 0600 and its directory is created (or tightened) to 0700: conf alone would create
+ * it 0755. As ssh does (cli-contract "Configuration and credentials"), a config directory that
+ * is a symlink, owned by another user or writable by group or others, and a config file that
+ * is a symlink (or not a regular file), are refused before anything is read or written.
  *
- * Throws UsageError (exit 2, `config_invalid`) when the file is not valid JSON, and
- * FileSystemError (exit 8, `config_unreadable`) when it cannot be read or written.
+ * Throws FileSystemError (exit 8, `unsafe_config`) for those, UsageError (exit 2,
+ * `config_invalid`) when the file is not valid JSON, and FileSystemError (exit 8,
+ * `config_unreadable`) when it cannot be read or written.
  */
 export class ConfigStore {
   readonly #conf: Conf<ConfigSchema>;
 
   constructor(env: Readonly<Record<string, string | undefined>>) {
-    const dir = env.SVC_DL_CONFIG_DIR?.trim() ? env.SVC_DL_CONFIG_DIR : undefined;
-    if (dir) ensurePrivateDir(dir);
+    const dir = env.SVC_DL_CONFIG_DIR?.trim()
+      ? env.SVC_DL_CONFIG_DIR
+      : envPaths("svc-dl", { suffix: "" }).config;
+    openPrivateDir(dir);
+    assertSafeFile(join(dir, "config.json"));
     this.#conf = guard(
       () =>
         new Conf<ConfigSchema>({
@@ -51,9 +61,9 @@ export class ConfigStore {
           projectSuffix: "",
           configName: "config",
           configFileMode: CONFIG_FILE_MODE,
-          ...(dir ? { cwd: dir } : {}),
+          cwd: dir,
         }),
-      dir ? join(dir, "config.json") : "the svc-dl config file",
+      join(dir, "config.json"),
     );
     // conf reads the store in its constructor and creates a missing directory 0755.
     this.#tightenDir();
@@ -71,6 +81,7 @@ export class ConfigStore {
 
   /** Sets a settable value and tightens the file and directory modes. */
   set(key: SettableKey, value: string): void {
+    this.#beforeWrite();
     guard(() => this.#conf.set(key, value), this.path);
     this.#tighten();
   }
@@ -78,6 +89,7 @@ export class ConfigStore {
   /** Removes a settable value; returns whether it was set. */
   unset(key: SettableKey): boolean {
     const had = this.get(key) !== undefined;
+    this.#beforeWrite();
     guard(() => this.#conf.delete(key), this.path);
     this.#tighten();
     return had;
@@ -91,6 +103,7 @@ export class ConfigStore {
   /** Stores the API key for a service origin (replacing any previous one). */
   setKey(origin: string, key: string): void {
     const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}), [origin]: key };
+    this.#beforeWrite();
     guard(() => this.#conf.set("keys", keys), this.path);
     this.#tighten();
   }
@@ -100,6 +113,7 @@ export class ConfigStore {
     const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}) };
     if (!(origin in keys)) return false;
     delete keys[origin];
+    this.#beforeWrite();
     guard(() => this.#conf.set("keys", keys), this.path);
     this.#tighten();
     return true;
@@ -110,25 +124,54 @@ export class ConfigStore {
     return Object.keys(guard(() => this.#conf.get("keys"), this.path) ?? {});
   }
 
+  /** Re-checks the directory and file right before conf writes (a link may have appeared). */
+  #beforeWrite(): void {
+    openPrivateDir(dirname(this.#conf.path));
+    assertSafeFile(this.#conf.path);
+  }
+
   #tightenDir(): void {
-    const dir = dirname(this.#conf.path);
-    if (existsSync(dir)) guard(() => chmodSync(dir, CONFIG_DIR_MODE), dir);
+    openPrivateDir(dirname(this.#conf.path));
   }
 
   #tighten(): void {
     this.#tightenDir();
-    if (existsSync(this.#conf.path)) {
+    if (assertSafeFile(this.#conf.path)) {
       guard(() => chmodSync(this.#conf.path, CONFIG_FILE_MODE), this.#conf.path);
     }
   }
 }
 
-/** Creates `dir` (and missing parents) owner-only, and tightens it when it already exists. */
-function ensurePrivateDir(dir: string): void {
+/**
+ * Creates the config directory (missing parents with a bounded mkdir) 0700 under any umask, or
+ * checks and tightens an existing one. Throws FileSystemError `unsafe_config` (exit 8) for a
+ * symlink, another user's directory, or one writable by group or others.
+ */
+function openPrivateDir(dir: string): void {
   guard(() => {
-    mkdirSync(dir, { recursive: true, mode: CONFIG_DIR_MODE });
-    chmodSync(dir, CONFIG_DIR_MODE);
+    makeDirectory(dirname(dir));
+    ensurePrivateDir(dir, (problem) => unsafeConfig(`the config directory ${dir}`, problem));
   }, dir);
+}
+
+/**
+ * Checks the config file without following it: returns false when it does not exist, true for
+ * a regular file. Throws FileSystemError `unsafe_config` (exit 8) for a symlink or anything
+ * else (a FIFO would block the read).
+ */
+function assertSafeFile(path: string): boolean {
+  const st = guard(() => lstatIfExists(path), path);
+  if (!st) return false;
+  if (st.isSymbolicLink()) throw unsafeConfig(`the config file ${path}`, "is a symbolic link");
+  if (!st.isFile()) throw unsafeConfig(`the config file ${path}`, "is not a regular file");
+  return true;
+}
+
+function unsafeConfig(what: string, problem: string): FileSystemError {
+  return new FileSystemError(`refusing to use ${what}: it ${problem}`, {
+    code: "unsafe_config",
+    hint: "The API key is never stored where another user could read or replace it. Use a private directory of your own (chmod 700), or set SVC_DL_CONFIG_DIR to one.",
+  });
 }
 
 /** Runs a config-file operation and turns its failures into svc-dl errors. */
@@ -136,6 +179,7 @@ function guard<T>(fn: () => T, where: string): T {
   try {
     return fn();
   } catch (err) {
+    if (err instanceof FileSystemError) throw err;
     if (
       err instanceof SyntaxError ||
       (err instanceof Error && /schema violation/i.test(err.message))

@@ -1,19 +1,22 @@
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
-import { corruptDownload, fileExists } from "./errors.js";
+import { lstatIfExists } from "../io/safe-fs.js";
+import { corruptDownload } from "./errors.js";
 import { type DownloadSource, fetchBody, interruptedReason } from "./fetch-body.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
+import { checkRecordedFile, regularFileMtime, restampRecord } from "./local-file.js";
 import { acquireDirLock, type DirLock } from "./lock.js";
+import { chooseDestination, recordOf, settleDestination } from "./ownership.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
-import { type PartialPaths, removePartial } from "./partial.js";
+import { type PartialPaths, removePartial, setFinalFileMode } from "./partial.js";
 import {
   findRecorded,
   type ItemRef,
-  isRecordedComplete,
   readState,
+  type StateFile,
   type StateItem,
   sameItem,
   writeState,
@@ -35,6 +38,10 @@ export interface DownloadItemOptions extends ItemRef {
   fileName?: string;
   /** Overwrite a destination that is not recorded as ours, and re-download ours unconditionally. */
   force?: boolean;
+  /** Re-hash a recorded file even when its size and mtime match the record (`--checksum`). */
+  checksum?: boolean;
+  /** Lock wait in seconds when this call locks `dir` itself (`--wait-lock`); default 0. */
+  waitLock?: number;
   /**
    * For a recorded, complete file: true (default) re-validates it with `If-None-Match`; false
    * trusts the state file and returns `up-to-date` without any request (`packs sync`).
@@ -94,7 +101,12 @@ export async function downloadItem(
   opts: DownloadItemOptions,
 ): Promise<DownloadResult> {
   const lock: DirLock | undefined =
-    opts.lock === false ? undefined : await acquireDirLock(opts.dir);
+    opts.lock === false
+      ? undefined
+      : await acquireDirLock(opts.dir, {
+          waitSeconds: opts.waitLock ?? 0,
+          ...(client.signal ? { signal: client.signal } : {}),
+        });
   try {
     return await runDownload(client, opts);
   } catch (err) {
@@ -107,33 +119,47 @@ export async function downloadItem(
 }
 
 /**
- * The recorded file of this item that is complete on disk (size and mtime match its record),
- * i.e. a candidate for "already up to date"; undefined when it must be fetched.
+ * The item's own record in `dir` and what its file looks like now (cli-contract "Downloads": a
+ * recorded file is up to date only when its size and mtime match the record, or its SHA-256 does
+ * after a re-hash, always with `checksum`). A re-hash that finds the file intact restamps the
+ * record's mtime. `conditional` is set when the file may be revalidated (or trusted) instead of
+ * fetched; `repairing` when the recorded file changed and a new download repairs it.
  */
-export function recordedUpToDate(opts: DownloadItemOptions): StateItem | undefined {
+export async function recordedUpToDate(
+  opts: DownloadItemOptions,
+): Promise<{ conditional: StateItem | undefined; repairing: boolean }> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const state = readState(opts.dir);
   const recorded =
     opts.fileName !== undefined ? state.items[opts.fileName] : findRecorded(state, item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
-  return ours && !opts.force && ours.etag && isRecordedComplete(opts.dir, ours) ? ours : undefined;
+  if (!ours) return { conditional: undefined, repairing: false };
+  const local = checkRecordedFile(opts.dir, ours, opts.checksum === true);
+  if (local.restamp !== undefined) await restampRecord(opts.dir, ours.file, local.restamp);
+  const intact = local.verdict === "intact";
+  return {
+    conditional: !opts.force && ours.etag && intact ? ours : undefined,
+    repairing: local.verdict === "changed",
+  };
 }
 
 async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const { dir } = opts;
   const force = opts.force === true;
-  if (opts.fileName !== undefined) assertWritable(dir, opts.fileName, readState(dir).items, force);
-  const conditional = recordedUpToDate(opts);
+  // One name, one item; untrusted destinations (src/download/ownership.ts).
+  const destination = (server: string | undefined): string =>
+    chooseDestination(dir, item, { fixed: opts.fileName, server }, force);
+  if (opts.fileName !== undefined) destination(undefined);
+  const { conditional, repairing } = await recordedUpToDate(opts);
   if (conditional && opts.revalidate === false) return finishUpToDate(opts, conditional);
   const sink = new PartFileSink({
     dir,
     item,
-    fixedName: opts.fileName,
     conditionalEtag: conditional?.etag ?? undefined,
     progress: opts.progress,
     progressLabel: opts.progressLabel,
-    assertWritable: (name) => assertWritable(dir, name, readState(dir).items, force),
+    chooseName: destination,
   });
   const outcome = await fetchBody<CompletePart | "unchanged">(
     client,
@@ -149,28 +175,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
     if (!conditional) throw new Error("unchanged without a recorded file");
     return finishUpToDate(opts, conditional);
   }
-  return await commitDownload(opts, sink.paths, outcome);
-}
-
-/**
- * Checks that `name` may be written in `dir`: refuses an existing directory, and an existing
- * file the state does not record unless `force`. Throws FileSystemError `file_exists` (exit 8).
- */
-function assertWritable(
-  dir: string,
-  name: string,
-  items: Readonly<Record<string, StateItem>>,
-  force: boolean,
-): void {
-  const path = join(dir, name);
-  let st: ReturnType<typeof statSync> | undefined;
-  try {
-    st = statSync(path);
-  } catch {
-    return;
-  }
-  if (st.isDirectory()) throw fileExists(path, "is a directory");
-  if (!force && !items[name]) throw fileExists(path);
+  return await commitDownload(opts, sink.paths, { ...outcome, repaired: repairing });
 }
 
 /**
@@ -180,7 +185,7 @@ function assertWritable(
 export async function commitDownload(
   opts: DownloadItemOptions,
   paths: PartialPaths,
-  done: CompletePart,
+  done: CompletePart & { repaired?: boolean },
 ): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   let problem: string | undefined;
@@ -198,19 +203,19 @@ export async function commitDownload(
   }
   const finalPath = join(opts.dir, done.name);
   const state = readState(opts.dir);
-  state.items[done.name] = {
-    ...item,
-    file: done.name,
-    size: done.bytes,
-    etag: done.etag,
-    sha256: done.sha256,
-    completed_at: new Date().toISOString(),
-  };
+  // Adoption: an unrecorded file with the served bytes is recorded and left untouched.
+  const action = settleDestination(opts.dir, done.name, state, item, done, opts.force === true);
+  const mtimeMs = regularFileMtime(action === "adopt" ? finalPath : paths.data);
+  const facts = { ...done, file: done.name, mtimeMs };
+  state.items[done.name] = recordOf(state, item, facts, opts.fileName !== undefined);
+  if (action === "adopt") return await finishAdopted(opts, paths, state, done);
   // A new file is recorded before it appears: a run killed between rename and record would
   // leave a complete file the next run refuses as not ours (file_exists). Killed before the
   // rename, the record names a missing file and the complete part finishes via 416. A file
   // being replaced is recorded after, so an old record never vouches for new bytes.
-  const replacing = existsSync(finalPath);
+  setFinalFileMode(paths); // 0600 only while in .svc-dl/
+  // a dangling link at the destination counts as present
+  const replacing = lstatIfExists(finalPath) !== undefined;
   if (!replacing) await writeState(opts.dir, state);
   try {
     renameSync(paths.data, finalPath);
@@ -219,7 +224,11 @@ export async function commitDownload(
   }
   rmSync(paths.meta, { force: true });
   if (replacing) await writeState(opts.dir, state);
-  const status: FileOutcome = done.resumedFrom > 0 ? "resumed" : "downloaded";
+  const status: FileOutcome = done.repaired
+    ? "repaired"
+    : done.resumedFrom > 0
+      ? "resumed"
+      : "downloaded";
   opts.progress.done({
     name: done.name,
     bytes: done.bytes,
@@ -235,6 +244,30 @@ export async function commitDownload(
     etag: done.etag,
     status,
     resumedFrom: done.resumedFrom,
+  };
+}
+
+/** Records an adopted file, drops the partial copy, reports `adopted`. */
+async function finishAdopted(
+  opts: DownloadItemOptions,
+  paths: PartialPaths,
+  state: StateFile,
+  done: { name: string; bytes: number; sha256: string; etag: string | null },
+): Promise<DownloadResult> {
+  await writeState(opts.dir, state);
+  removePartial(paths);
+  opts.progress.done({ name: done.name, bytes: done.bytes, resumedFrom: 0, outcome: "adopted" });
+  return {
+    kind: opts.kind,
+    slug: opts.slug,
+    edition: opts.edition,
+    path: join(opts.dir, done.name),
+    file: done.name,
+    bytes: done.bytes,
+    sha256: done.sha256,
+    etag: done.etag,
+    status: "adopted",
+    resumedFrom: 0,
   };
 }
 

@@ -23,6 +23,6 @@ export function corruptDownload(
 export function fileExists(path: string, what = "exists"): FileSystemError {
   return new FileSystemError(`${path} ${what} and was not downloaded by svc-dl`, {
     code: "file_exists",
-    hint: "Use --force to overwrite it, or -o to choose another name.",
+    hint: "Move it away (a file identical to the served one is adopted), or with `pack get`/`asset get` use --force to overwrite it or -o to choose another name.",
   });
 }

@@ -77,17 +77,15 @@ export function sanitize(text: string, licenseKey: string): string {
 export function scrubError(err: unknown, licenseKey: string): unknown {
   if (licenseKey.length < 4 || !(err instanceof Error)) return err;
   const redactor = new Redactor("", [licenseKey]);
-  if (err.message.includes(licenseKey))
-    err.message = err.message.split(licenseKey).join("[license key]");
-  err.message = redactor.text(err.message);
-  if (err instanceof SvcError && err.hint?.includes(licenseKey)) {
-    (err as { hint: string | undefined }).hint = err.hint.split(licenseKey).join("[license key]");
+  if (err instanceof SvcError) {
+    const copy = err.redacted(licenseKey, "[license key]");
+    // also every fragment of the key and the key without its prefix (the one redactor's rules)
+    return Object.assign(copy, {
+      message: redactor.text(copy.message),
+      hint: copy.hint === undefined ? undefined : redactor.text(copy.hint),
+      requestId: copy.requestId === null ? null : redactor.text(copy.requestId),
+    });
   }
-  if (err instanceof SvcError && err.hint) {
-    (err as { hint: string | undefined }).hint = redactor.text(err.hint);
-  }
-  if (err instanceof SvcError && err.requestId) {
-    (err as { requestId: string | null }).requestId = redactor.text(err.requestId);
-  }
+  err.message = redactor.text(err.message.split(licenseKey).join("[license key]"));
   return err;
 }

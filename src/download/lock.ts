@@ -1,9 +1,18 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleepFor } from "node:timers/promises";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { InterruptedError } from "../errors/interrupted-error.js";
+import {
+  lstatIfExists,
+  PRIVATE_DIR_MODE,
+  readRegularFile,
+  removeEntry,
+  writePrivateFileAtomic,
+} from "../io/safe-fs.js";
 import { makeDirectory } from "./mkdir.js";
-import { stateDirOf } from "./state.js";
+import { ensureStateDir, stateDirOf } from "./state.js";
 import { fsError } from "./writer.js";
 
 /** A held directory lock; `release()` is idempotent and never throws. */
@@ -19,58 +28,82 @@ interface LockOwner {
   since: string;
 }
 
+/** Options of {@link acquireDirLock}. */
+export interface LockOptions {
+  /** `--wait-lock`: seconds to wait for another run's lock before `locked`; default 0 (at once). */
+  waitSeconds?: number;
+  /** Aborts a wait (SIGINT/SIGTERM): throws InterruptedError. */
+  signal?: AbortSignal;
+  /** Clock in ms (tests); default `Date.now`. */
+  now?: () => number;
+  /** Sleeps `ms` or rejects when `signal` aborts (tests); default a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Called once when the lock is held elsewhere and this call starts to wait (for a notice). */
+  onWait?: (line: string) => void;
+}
+
+/** How often a waiting run looks at the lock again, in ms. */
+export const LOCK_POLL_MS = 250;
+
 /**
  * Locks output directory `dir` for writing (cli-contract "Downloads": a second run on the same
- * directory exits 8 with `locked`). Uses proper-lockfile (an atomic `mkdir` of
- * `<dir>/.svc-dl/lock`, its mtime refreshed while held; stale after 10 s). A lock whose owner
- * record names a process on this host that no longer exists (SIGKILL) is taken over at once.
- * Creates `<dir>/.svc-dl/`. Throws FileSystemError `locked` (exit 8) when another live run
- * holds it, or an exit-8 error when the directory cannot be created.
+ * directory exits 8 with `locked`, or with `--wait-lock SECONDS` waits up to that long first).
+ * Creates `dir` (bounded mkdir) and `<dir>/.svc-dl/` (0700, checked: see `ensureStateDir`).
+ * Uses proper-lockfile (an atomic `mkdir` of `<dir>/.svc-dl/lock`, its mtime refreshed while
+ * held; stale after 10 s). A lock whose owner record names a process on this host that no
+ * longer exists (SIGKILL) is taken over at once. Waiting polls every {@link LOCK_POLL_MS} ms
+ * on a timer (no busy loop). Throws FileSystemError `locked` (exit 8) when another live run
+ * still holds it, `unsafe_state_dir`, an exit-8 error when the directory cannot be created,
+ * and InterruptedError when `signal` aborts the wait.
  */
-export async function acquireDirLock(dir: string): Promise<DirLock> {
-  const stateDir = stateDirOf(dir);
+export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promise<DirLock> {
   try {
-    makeDirectory(stateDir);
+    makeDirectory(dir);
   } catch (err) {
-    throw fsError(`cannot create ${stateDir}`, err);
+    throw fsError(`cannot create directory ${dir}`, err);
   }
-  const lockfile = await import("proper-lockfile");
+  ensureStateDir(dir);
+  const stateDir = stateDirOf(dir);
   const lockPath = join(stateDir, "lock");
   const ownerPath = join(stateDir, "lock-owner.json");
-  const options = {
-    lockfilePath: lockPath,
-    realpath: false,
-    retries: 0,
-    stale: 10_000,
-    onCompromised: () => {
-      // Another process removed our lock (it judged it stale); nothing safe to do mid-write
-      // but carry on: the atomic renames still keep every final file whole.
-    },
-  };
+  // Only a directory made by proper-lockfile is a lock; a planted link or file is removed.
+  const planted = lstatIfExists(lockPath);
+  if (planted && !planted.isDirectory()) removeEntry(lockPath);
+  const now = opts.now ?? Date.now;
+  const sleep = opts.sleep ?? defaultSleep;
+  const deadline = now() + Math.max(0, opts.waitSeconds ?? 0) * 1000;
   let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(stateDir, options);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
-      throw fsError(`cannot lock ${dir}`, err);
+  let waiting = false;
+  for (;;) {
+    if (opts.signal?.aborted) throw interrupted(opts.signal);
+    const attempt = await tryLock(stateDir, lockPath, ownerPath);
+    if (attempt.release) {
+      release = attempt.release;
+      break;
     }
-    const owner = readOwner(ownerPath);
-    if (!owner || owner.host !== hostname() || isAlive(owner.pid)) {
-      throw lockedError(dir, owner);
+    const left = deadline - now();
+    if (left <= 0) throw lockedError(dir, attempt.owner);
+    if (!waiting) {
+      waiting = true;
+      opts.onWait?.(
+        `waiting up to ${Math.ceil(left / 1000)} s for another svc-dl run${ownerText(attempt.owner)} to release ${dir}`,
+      );
     }
-    // The holder was killed without releasing: take the lock over.
-    rmSync(lockPath, { recursive: true, force: true });
-    rmSync(ownerPath, { force: true });
     try {
-      release = await lockfile.lock(stateDir, options);
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === "ELOCKED") throw lockedError(dir, undefined);
-      throw fsError(`cannot lock ${dir}`, again);
+      await sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
+    } catch (err) {
+      if (opts.signal?.aborted) throw interrupted(opts.signal);
+      throw err;
     }
+  }
+  try {
+    chmodSync(lockPath, PRIVATE_DIR_MODE);
+  } catch {
+    // the lock works whatever its mode; .svc-dl itself is private
   }
   const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   try {
-    writeFileSync(ownerPath, `${JSON.stringify(owner)}\n`);
+    writePrivateFileAtomic(ownerPath, `${JSON.stringify(owner)}\n`);
   } catch {
     // Without an owner record the lock still works; it just cannot be taken over early.
   }
@@ -84,16 +117,67 @@ export async function acquireDirLock(dir: string): Promise<DirLock> {
       // dead pid, which the next run overwrites. The other order left a lock without an owner,
       // which no run may take over early (exit 8 `locked` for 10 s).
       await release().catch(() => undefined);
-      if (readOwner(ownerPath)?.pid === process.pid) rmSync(ownerPath, { force: true });
+      if (readOwner(ownerPath)?.pid === process.pid) removeEntry(ownerPath);
     },
   };
 }
 
+/** One try: the release function, or the current owner (if known) of a lock held elsewhere. */
+async function tryLock(
+  stateDir: string,
+  lockPath: string,
+  ownerPath: string,
+): Promise<{ release?: () => Promise<void>; owner?: LockOwner | undefined }> {
+  const lockfile = await import("proper-lockfile");
+  const options = {
+    lockfilePath: lockPath,
+    realpath: false,
+    retries: 0,
+    stale: 10_000,
+    onCompromised: () => {
+      // Another process removed our lock (it judged it stale); nothing safe to do mid-write
+      // but carry on: the atomic renames still keep every final file whole.
+    },
+  };
+  for (let takeover = 0; takeover < 2; takeover++) {
+    try {
+      return { release: await lockfile.lock(stateDir, options) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
+        throw fsError(`cannot lock ${stateDir}`, err);
+      }
+    }
+    const owner = readOwner(ownerPath);
+    if (!owner || owner.host !== hostname() || isAlive(owner.pid) || takeover > 0) {
+      return { owner };
+    }
+    // The holder was killed without releasing: take the lock over (once).
+    removeEntry(ownerPath);
+    try {
+      rmSync(lockPath, { recursive: true, force: true });
+    } catch {
+      return { owner };
+    }
+  }
+  return {};
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, signal ? { signal } : {});
+}
+
+function interrupted(signal: AbortSignal): InterruptedError {
+  const reason: unknown = signal.reason;
+  return reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
+}
+
 function readOwner(path: string): LockOwner | undefined {
   try {
-    const raw = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
-    if (typeof raw.pid === "number" && typeof raw.host === "string") {
-      return { pid: raw.pid, host: raw.host, since: String(raw.since ?? "") };
+    const text = readRegularFile(path, 4096);
+    if (text === undefined) return undefined;
+    const raw = JSON.parse(text) as Partial<LockOwner>;
+    if (Number.isSafeInteger(raw.pid) && typeof raw.host === "string") {
+      return { pid: raw.pid as number, host: raw.host, since: String(raw.since ?? "") };
     }
   } catch {
     // fall through
@@ -103,6 +187,7 @@ function readOwner(path: string): LockOwner | undefined {
 
 function isAlive(pid: number): boolean {
   if (pid === process.pid) return true;
+  if (pid <= 0) return true; // never signal a process group; treat as held
   try {
     process.kill(pid, 0);
     return true;
@@ -111,10 +196,13 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function ownerText(owner: LockOwner | undefined): string {
+  return owner ? ` (pid ${owner.pid} since ${owner.since})` : "";
+}
+
 function lockedError(dir: string, owner: LockOwner | undefined): FileSystemError {
-  const who = owner ? ` (pid ${owner.pid} since ${owner.since})` : "";
-  return new FileSystemError(`another svc-dl run${who} is writing to ${dir}`, {
+  return new FileSystemError(`another svc-dl run${ownerText(owner)} is writing to ${dir}`, {
     code: "locked",
-    hint: "Wait for the other run to finish, or use another directory. A lock left by a crashed run on another host expires after 10 s.",
+    hint: "Wait for the other run to finish, or pass --wait-lock SECONDS to wait for it. A lock left by a crashed run on another host expires after 10 s.",
   });
 }

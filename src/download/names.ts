@@ -10,7 +10,7 @@ export type Edition = "standard" | "authoring";
 const MAX_NAME_BYTES = 200;
 
 /**
- * Checks a pack or asset slug given on the command line (issue 4 item 6): refuses an empty
+ * Checks a pack or asset slug given on the command line: refuses an empty
  * slug, `.`, `..`, and slugs containing `/`, `\` or control characters. Throws UsageError
  * (exit 2, code `invalid_slug`). Returns the slug unchanged; callers percent-encode it.
  */
@@ -23,7 +23,7 @@ export function validateSlug(slug: string, what = "slug"): string {
   if (problem) {
     throw new UsageError(`invalid ${what} ${JSON.stringify(slug)}: it ${problem}`, {
       code: "invalid_slug",
-      hint: "Use the slug exactly as `svc-dl packs list` shows it.",
+      hint: `Use the slug exactly as \`svc-dl ${what.startsWith("asset") ? "assets" : "packs"} list\` shows it.`,
     });
   }
   return slug;
@@ -51,6 +51,15 @@ export function safeBaseName(raw: string): string | undefined {
   // A Windows device name (with any extension) would write to the device, not to a file.
   if (WINDOWS_DEVICE.test(name)) name = `_${name}`;
   return name === "" ? undefined : name;
+}
+
+/**
+ * True when `name`, read from an untrusted place (the state file, partial metadata), is already
+ * a safe base name: {@link safeBaseName} leaves it unchanged (so no `/`, `\\`, `..`, leading dot
+ * such as `.svc-dl`, control character or device name).
+ */
+export function isSafeBaseName(name: string): boolean {
+  return typeof name === "string" && name !== "" && safeBaseName(name) === name;
 }
 
 /** `CON`, `PRN`, `AUX`, `NUL`, `COM0-9`, `LPT0-9` (and ¹²³), `CONIN$`, `CONOUT$`, any extension. */

@@ -4,11 +4,12 @@ import { headerValue } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
 import { isStrongEtag } from "./fetch-body.js";
-import { fallbackFileName, nameFromContentDisposition } from "./names.js";
+import { nameFromContentDisposition } from "./names.js";
 import {
   type PartialMeta,
   type PartialPaths,
   partialPaths,
+  preparePartialData,
   readPartial,
   removePartial,
   writePartialMeta,
@@ -31,14 +32,15 @@ export interface CompletePart {
 export interface PartFileSinkOptions {
   dir: string;
   item: ItemRef;
-  /** Exact final file name (`-o FILE`); default the server's name. */
-  fixedName: string | undefined;
   /** ETag of the recorded file to revalidate with `If-None-Match`, if any. */
   conditionalEtag: string | undefined;
   progress: FileProgress;
   progressLabel: string | undefined;
-  /** Checks that `name` may be written in `dir` (throws `file_exists`). */
-  assertWritable: (name: string) => void;
+  /**
+   * The final file name for the server's name (Content-Disposition, or the partial's recorded
+   * name), after the one-name-one-item and destination checks; throws `file_exists`.
+   */
+  chooseName: (server: string | undefined) => string;
 }
 
 /**
@@ -84,8 +86,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
 
   async completeOnDisk(res: HttpResponse, total: number): Promise<CompletePart> {
     const partial = readPartial(this.paths, this.#opts.item);
-    const name = this.#opts.fixedName ?? partial?.meta.file ?? this.#fallback();
-    this.#opts.assertWritable(name);
+    const name = this.#opts.chooseName(partial?.meta.file);
     this.#chainStart ??= total;
     const writer = openHashingWriter(this.paths.data, total);
     writer.close();
@@ -102,12 +103,10 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
 
   begin(res: HttpResponse, head: BodyHead): undefined {
     const partial = head.start > 0 ? readPartial(this.paths, this.#opts.item) : undefined;
-    const name =
-      this.#opts.fixedName ??
+    const name = this.#opts.chooseName(
       nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ??
-      partial?.meta.file ??
-      this.#fallback();
-    this.#opts.assertWritable(name);
+        partial?.meta.file,
+    );
     if (head.start === 0 || (partial && partial.meta.total < 0 && head.total !== undefined)) {
       const meta: PartialMeta = {
         version: 1,
@@ -119,6 +118,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       };
       writePartialMeta(this.paths, meta);
     }
+    preparePartialData(this.paths, head.start); // never write through a link at the .part path
     const writer = openHashingWriter(this.paths.data, head.start);
     if (writer.bytes !== head.start) {
       writer.close();
@@ -177,11 +177,6 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       resumedFrom: this.#chainStart ?? 0,
       response: res,
     };
-  }
-
-  #fallback(): string {
-    const { kind, slug, edition } = this.#opts.item;
-    return fallbackFileName(kind, slug, edition);
   }
 
   #label(): { label?: string } {

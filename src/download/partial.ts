@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync } from "node:fs";
 import { join } from "node:path";
+import {
+  createPrivateFile,
+  lstatIfExists,
+  readRegularFile,
+  removeEntry,
+  writePrivateFileAtomic,
+} from "../io/safe-fs.js";
+import { isSafeBaseName } from "./names.js";
 import { type ItemRef, stateDirOf } from "./state.js";
 import { fsError } from "./writer.js";
 
@@ -14,7 +22,7 @@ export interface PartialMeta extends ItemRef {
   etag: string;
   /** Full size in bytes; -1 when the response had no Content-Length (chunked) and no range total yet. */
   total: number;
-  /** The final file name chosen for it, when known (informational). */
+  /** The final file name chosen for it, when known (a safe base name, checked on read). */
   file?: string;
   started_at: string;
 }
@@ -39,61 +47,107 @@ export function partialPaths(dir: string, item: ItemRef): PartialPaths {
 }
 
 /**
- * The resumable partial data of `item`: its metadata and the bytes on disk. Returns undefined
- * (and removes leftovers) when there is no data, no valid metadata, or more bytes than the
- * recorded total.
+ * The resumable partial data of `item`: its metadata and the bytes on disk. Both files are
+ * untrusted (cli-contract "Downloads"): a symlink or other non-regular file at either path, a
+ * metadata file for another item, with a `file` that is not a safe base name (`../x`, an
+ * absolute path), or with a size that is not a whole number, is dropped (the leftovers are
+ * removed, links themselves, never their targets) and undefined returned. Also undefined when
+ * there is no data or more bytes than the recorded total.
  */
 export function readPartial(
   paths: PartialPaths,
   item: ItemRef,
 ): { meta: PartialMeta; bytes: number } | undefined {
-  let bytes: number;
-  try {
-    bytes = statSync(paths.data).size;
-  } catch {
+  const st = lstatIfExists(paths.data);
+  if (!st?.isFile()) {
     removePartial(paths);
     return undefined;
   }
-  let meta: PartialMeta | undefined;
-  try {
-    const raw = JSON.parse(readFileSync(paths.meta, "utf8")) as Partial<PartialMeta>;
-    if (
-      raw.version === 1 &&
-      typeof raw.etag === "string" &&
-      typeof raw.total === "number" &&
-      raw.kind === item.kind &&
-      raw.slug === item.slug &&
-      (raw.edition ?? null) === item.edition
-    ) {
-      meta = raw as PartialMeta;
-    }
-  } catch {
-    meta = undefined;
-  }
-  if (!meta || (meta.total >= 0 && bytes > meta.total) || bytes === 0) {
+  const meta = parseMeta(readMetaText(paths.meta), item);
+  if (!meta || (meta.total >= 0 && st.size > meta.total) || st.size === 0) {
     removePartial(paths);
     return undefined;
   }
-  return { meta, bytes };
+  return { meta, bytes: st.size };
+}
+
+function readMetaText(path: string): string | undefined {
+  try {
+    return readRegularFile(path, 64 * 1024);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseMeta(text: string | undefined, item: ItemRef): PartialMeta | undefined {
+  if (text === undefined) return undefined;
+  let raw: Partial<PartialMeta>;
+  try {
+    raw = JSON.parse(text) as Partial<PartialMeta>;
+  } catch {
+    return undefined;
+  }
+  if (
+    raw?.version !== 1 ||
+    typeof raw.etag !== "string" ||
+    typeof raw.total !== "number" ||
+    !Number.isSafeInteger(raw.total) ||
+    raw.kind !== item.kind ||
+    raw.slug !== item.slug ||
+    (raw.edition ?? null) !== item.edition ||
+    (raw.file !== undefined && !isSafeBaseName(raw.file))
+  ) {
+    return undefined;
+  }
+  return raw as PartialMeta;
 }
 
 /**
- * Writes the metadata of a partial download atomically (temp file + rename), synchronously so
- * that no response data can arrive unobserved meanwhile. Throws FileSystemError (exit 8).
+ * Writes the metadata of a partial download atomically (new 0600 temp file, rename; a symlink
+ * at the path is replaced, never followed), synchronously so that no response data can arrive
+ * unobserved meanwhile. Throws FileSystemError (exit 8).
  */
 export function writePartialMeta(paths: PartialPaths, meta: PartialMeta): void {
-  const tmp = `${paths.meta}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, `${JSON.stringify(meta)}\n`);
-    renameSync(tmp, paths.meta);
+    writePrivateFileAtomic(paths.meta, `${JSON.stringify(meta)}\n`);
   } catch (err) {
-    rmSync(tmp, { force: true });
     throw fsError(`cannot write ${paths.meta}`, err);
   }
 }
 
-/** Removes partial data and its metadata; never throws. */
+/**
+ * Prepares the partial data file before the writer opens it. From offset 0: whatever is at the
+ * path (a symlink included) is removed and a new empty 0600 file is created with
+ * `O_CREAT|O_EXCL|O_NOFOLLOW`, so the writer never truncates or appends to a link's target.
+ * From offset > 0 the file must still be a regular file; if it is not, it is replaced by an
+ * empty one (the writer then sees fewer bytes than expected and the engine starts over).
+ * Throws FileSystemError (exit 8).
+ */
+export function preparePartialData(paths: PartialPaths, offset: number): void {
+  if (offset > 0 && lstatIfExists(paths.data)?.isFile()) return;
+  removeEntry(paths.data);
+  try {
+    closeSync(createPrivateFile(paths.data));
+  } catch (err) {
+    throw fsError(`cannot create ${paths.data}`, err);
+  }
+}
+
+/**
+ * Gives the complete partial file the mode a new file in the output directory would have
+ * (0666 minus the umask, as curl and wget create files) just before it is renamed into place:
+ * it is private (0600) only while it lives in `.svc-dl/`. Never throws (the mode is cosmetic).
+ */
+export function setFinalFileMode(paths: PartialPaths): void {
+  try {
+    chmodSync(paths.data, 0o666 & ~process.umask());
+  } catch {
+    // keeps 0600
+  }
+}
+
+/** Removes partial data and its metadata (links themselves, never their targets); never throws. */
 export function removePartial(paths: PartialPaths): void {
-  rmSync(paths.data, { force: true });
-  rmSync(paths.meta, { force: true });
+  removeEntry(paths.data);
+  removeEntry(paths.meta);
 }

@@ -1,7 +1,7 @@
 import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
-import { createProgress } from "../io/progress.js";
+import { createProgress, type FileOutcome } from "../io/progress.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";
 import {
@@ -23,7 +23,7 @@ export interface GetJsonDocument {
   bytes: number;
   sha256: string;
   etag: string | null;
-  status: "downloaded" | "resumed" | "up-to-date";
+  status: FileOutcome;
   resumed_from: number;
 }
 
@@ -51,6 +51,11 @@ export interface GetRequest {
   output: string | undefined;
   force: boolean;
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
+  /**
+   * Runs after a download into a directory (not `-o -`), with the directory lock still held
+   * (`--extract`); the members it returns are added to the `--json` document.
+   */
+  afterDownload?: (result: DownloadResult) => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -81,8 +86,16 @@ export async function runGet(
   });
   const onNotice = (line: string): void => session.reporter.info(line);
   // Lock first, so a second run on the same directory stops before any request.
-  const lock = destination.kind === "file" ? await acquireDirLock(destination.dir) : undefined;
+  const lock =
+    destination.kind === "file"
+      ? await acquireDirLock(destination.dir, {
+          waitSeconds: globals.waitLock,
+          onWait: onNotice,
+          ...(client.signal ? { signal: client.signal } : {}),
+        })
+      : undefined;
   let result: DownloadResult;
+  let extra: Record<string, unknown> = {};
   try {
     const source = typeof req.source === "function" ? await req.source() : req.source;
     const common = {
@@ -102,6 +115,7 @@ export async function runGet(
         force: req.force,
         lock: false,
       });
+      if (req.afterDownload) extra = await req.afterDownload(result);
     }
   } catch (err) {
     if (client.signal?.aborted) throw interruptedReason(client.signal);
@@ -110,7 +124,7 @@ export async function runGet(
     progress.stop();
     await lock?.release();
   }
-  if (globals.json) session.printJson(toJsonDocument(result));
+  if (globals.json) session.printJson({ ...toJsonDocument(result), ...extra });
   else if (destination.kind !== "stdout") session.print(result.path);
   return result;
 }

@@ -1,7 +1,13 @@
-import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
-import type { Edition, ItemKind } from "./names.js";
+import {
+  checkPrivateDir,
+  ensurePrivateDir,
+  readRegularFile,
+  writePrivateFileAtomic,
+} from "../io/safe-fs.js";
+import { type Edition, type ItemKind, isSafeBaseName } from "./names.js";
+import { fsError } from "./writer.js";
 
 /** Name of the bookkeeping directory inside an output directory (cli-contract "Downloads"). */
 export const STATE_DIR = ".svc-dl";
@@ -16,9 +22,12 @@ export interface ItemRef {
 }
 
 /**
- * One completed download recorded in `<dir>/.svc-dl/state.json`. `file` is a base name
- * inside the directory; `size` in bytes; `sha256` lower-case hex of the file's bytes;
- * `etag` the strong ETag the file was served with (null if none); `completed_at` ISO time.
+ * One completed download recorded in `<dir>/.svc-dl/state.json`. `file` is a safe base name
+ * inside the directory; `size` in bytes; `sha256` lower-case hex of the file's bytes; `etag`
+ * the strong ETag the file was served with (null if none); `completed_at` ISO time;
+ * `mtime_ms` the file's modification time (ms since the epoch) when recorded, so a changed
+ * file is noticed without hashing; `fixed_name` true when the user chose the name (`-o FILE`):
+ * such a record never answers for the item's own (server-named) file.
  */
 export interface StateItem extends ItemRef {
   file: string;
@@ -26,6 +35,8 @@ export interface StateItem extends ItemRef {
   etag: string | null;
   sha256: string;
   completed_at: string;
+  mtime_ms?: number;
+  fixed_name?: boolean;
 }
 
 /** The state file: `{ version: 1, items: { <file name>: StateItem } }`, keyed by file name. */
@@ -45,38 +56,81 @@ export function statePathOf(dir: string): string {
 }
 
 /**
- * Reads `<dir>/.svc-dl/state.json`. A missing file is an empty state. Entries that do not have
- * the recorded shape are dropped (a hand-edited file never crashes a run). Throws
- * FileSystemError `state_unreadable` (exit 8) when the file exists but is not JSON.
+ * The `unsafe_state_dir` error (exit 8) for a `.svc-dl` that may not be trusted; a plain file in
+ * the way is `write_failed` (exit 8): nothing there is followed or written either way.
  */
-export function readState(dir: string): StateFile {
-  const path = statePathOf(dir);
-  let raw: string;
-  try {
-    raw = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, items: {} };
-    throw new FileSystemError(`cannot read ${path}: ${(err as Error).message}`, {
-      code: "state_unreadable",
-      cause: err,
+export function unsafeStateDir(dir: string, problem: string): FileSystemError {
+  const path = stateDirOf(dir);
+  if (problem === "is not a directory") {
+    return new FileSystemError(`cannot create ${path}: a file is in the way`, {
+      code: "write_failed",
+      hint: `Move ${path} away; svc-dl keeps its bookkeeping in that directory.`,
     });
   }
+  return new FileSystemError(`refusing to use ${path}: it ${problem}`, {
+    code: "unsafe_state_dir",
+    hint: `Check who made ${path}; if it is yours, make it a private directory (chmod 700 ${path}) or move it away (svc-dl then adopts the files it finds identical).`,
+  });
+}
+
+/**
+ * Checks `<dir>/.svc-dl/` when it exists (cli-contract "Downloads"): returns false when it
+ * does not exist, true when it is a private directory of ours. Throws FileSystemError
+ * `unsafe_state_dir` (exit 8) for a symlink, another user's directory, or one writable by
+ * group or others.
+ */
+export function checkStateDir(dir: string): boolean {
+  try {
+    return checkPrivateDir(stateDirOf(dir), (problem) => unsafeStateDir(dir, problem));
+  } catch (err) {
+    if (err instanceof FileSystemError) throw err;
+    throw fsError(`cannot inspect ${stateDirOf(dir)}`, err);
+  }
+}
+
+/**
+ * Creates `<dir>/.svc-dl/` (0700 under any umask) or checks the existing one; `dir` must
+ * exist. Throws FileSystemError `unsafe_state_dir`, or an exit-8 error when it cannot be made.
+ */
+export function ensureStateDir(dir: string): void {
+  try {
+    ensurePrivateDir(stateDirOf(dir), (problem) => unsafeStateDir(dir, problem));
+  } catch (err) {
+    if (err instanceof FileSystemError) throw err;
+    throw fsError(`cannot create ${stateDirOf(dir)}`, err);
+  }
+}
+
+/**
+ * Reads `<dir>/.svc-dl/state.json` as untrusted input. A missing file, a symlink or other
+ * non-regular file there, and a file that is not JSON all count as an empty state (files in
+ * DIR are then adopted when identical to the served bytes). Entries without the recorded shape,
+ * or whose file name is not a safe base name (`../x`, an absolute path, `.svc-dl`) are
+ * dropped. Throws FileSystemError `unsafe_state_dir` (exit 8) when `.svc-dl` is unsafe, and
+ * an exit-8 error when the file cannot be read.
+ */
+export function readState(dir: string): StateFile {
+  const empty: StateFile = { version: 1, items: {} };
+  if (!checkStateDir(dir)) return empty;
+  let raw: string | undefined;
+  try {
+    raw = readRegularFile(statePathOf(dir));
+  } catch (err) {
+    throw fsError(`cannot read ${statePathOf(dir)}`, err);
+  }
+  if (raw === undefined) return empty;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
-  } catch (err) {
-    throw new FileSystemError(`state file ${path} is not valid JSON`, {
-      code: "state_unreadable",
-      hint: `Move ${path} away to start a fresh record (files will then count as not ours).`,
-      cause: err,
-    });
+  } catch {
+    return empty;
   }
   const items: Record<string, StateItem> = {};
   const rawItems = (parsed as { items?: unknown } | null)?.items;
   if (rawItems && typeof rawItems === "object") {
     for (const [name, value] of Object.entries(rawItems as Record<string, unknown>)) {
       const item = asStateItem(value);
-      if (item && item.file === name) items[name] = item;
+      if (item && item.file === name && isSafeBaseName(name)) items[name] = item;
     }
   }
   return { version: 1, items };
@@ -91,9 +145,13 @@ function asStateItem(value: unknown): StateItem | undefined {
     !okKind ||
     !okEdition ||
     typeof v.slug !== "string" ||
+    v.slug === "" ||
     typeof v.file !== "string" ||
     typeof v.size !== "number" ||
+    !Number.isSafeInteger(v.size) ||
+    v.size < 0 ||
     typeof v.sha256 !== "string" ||
+    !/^[0-9a-f]{64}$/.test(v.sha256) ||
     !(v.etag === null || typeof v.etag === "string")
   ) {
     return undefined;
@@ -107,28 +165,31 @@ function asStateItem(value: unknown): StateItem | undefined {
     etag: v.etag as string | null,
     sha256: v.sha256,
     completed_at: typeof v.completed_at === "string" ? v.completed_at : "",
+    ...(typeof v.mtime_ms === "number" && Number.isFinite(v.mtime_ms)
+      ? { mtime_ms: v.mtime_ms }
+      : {}),
+    ...(v.fixed_name === true ? { fixed_name: true } : {}),
   };
 }
 
 /**
- * Writes the state file atomically (write-file-atomic: temp file, fsync, rename). Call only
- * while holding the directory lock. Throws FileSystemError `write_failed` (exit 8).
+ * Writes the state file atomically: a new 0600 temp file (`O_EXCL|O_NOFOLLOW`), fsync, rename
+ * over `state.json` (a symlink there is replaced, never written through). Creates or checks
+ * `.svc-dl/` first. Call only while holding the directory lock. Throws FileSystemError
+ * `unsafe_state_dir`, `write_failed`/`no_space`/`permission_denied` (exit 8).
  */
 export async function writeState(dir: string, state: StateFile): Promise<void> {
-  const { default: writeFileAtomic } = await import("write-file-atomic");
+  ensureStateDir(dir);
   const path = statePathOf(dir);
   const sorted: Record<string, StateItem> = {};
   for (const name of Object.keys(state.items).sort()) {
     const item = state.items[name];
-    if (item) sorted[name] = item;
+    if (item && isSafeBaseName(name)) sorted[name] = item;
   }
   try {
-    await writeFileAtomic(path, `${JSON.stringify({ version: 1, items: sorted }, null, 2)}\n`);
+    writePrivateFileAtomic(path, `${JSON.stringify({ version: 1, items: sorted }, null, 2)}\n`);
   } catch (err) {
-    throw new FileSystemError(`cannot write ${path}: ${(err as Error).message}`, {
-      code: "write_failed",
-      cause: err,
-    });
+    throw fsError(`cannot write ${path}`, err);
   }
 }
 
@@ -137,44 +198,16 @@ export function sameItem(a: ItemRef, b: ItemRef): boolean {
   return a.kind === b.kind && a.slug === b.slug && (a.edition ?? null) === (b.edition ?? null);
 }
 
-/** The most recently completed record of `item` in `state`, if any. */
+/**
+ * The most recently completed record of `item`'s own file in `state` (cli-contract
+ * "Downloads": records are per item and per path), if any. Records of a name the user chose
+ * (`-o FILE`, `fixed_name`) are not the item's own file and are left out.
+ */
 export function findRecorded(state: StateFile, item: ItemRef): StateItem | undefined {
   let best: StateItem | undefined;
   for (const entry of Object.values(state.items)) {
-    if (sameItem(entry, item) && (!best || entry.completed_at > best.completed_at)) best = entry;
+    if (entry.fixed_name === true || !sameItem(entry, item)) continue;
+    if (!best || entry.completed_at > best.completed_at) best = entry;
   }
   return best;
-}
-
-/**
- * Whether a recorded item is complete in `dir`: its file exists as a regular file with the
- * recorded size (no hashing; `verify` does that). Used by `packs sync` to skip items without
- * any request.
- */
-export function isRecordedComplete(dir: string, item: StateItem): boolean {
-  try {
-    const st = statSync(join(dir, item.file));
-    return st.isFile() && st.size === item.size;
-  } catch {
-    return false;
-  }
-}
-
-/** Why an item would be fetched by `packs sync --dry-run` (issue 6), or "complete". */
-export type LocalStatus = "new" | "missing" | "size-differs" | "complete";
-
-/**
- * The local status of `item` in `dir` from the state file alone: `new` (never recorded),
- * `missing` (recorded, file gone), `size-differs` (recorded, other size) or `complete`.
- */
-export function localStatus(dir: string, state: StateFile, item: ItemRef): LocalStatus {
-  const recorded = findRecorded(state, item);
-  if (!recorded) return "new";
-  try {
-    const st = statSync(join(dir, recorded.file));
-    if (!st.isFile()) return "missing";
-    return st.size === recorded.size ? "complete" : "size-differs";
-  } catch {
-    return "missing";
-  }
 }

@@ -1,4 +1,4 @@
-import { SvcError } from "../errors/svc-error.js";
+import { RateLimitedError } from "../errors/rate-limited-error.js";
 import { readRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** The spec's rate-limit budgets (spec "Limits"). Reads and downloads are separate. */
@@ -67,14 +67,9 @@ export class RateLimitPacer {
     }
     if (waitMs > this.#maxWaitMs) {
       const seconds = Math.ceil(waitMs / 1000);
-      const when = new Date(state.resetAtMs).toISOString();
-      throw new SvcError(
+      throw new RateLimitedError(
         `the ${budget} rate-limit budget is spent and resets in ${seconds}s, longer than --max-wait allows`,
-        {
-          code: "rate_limited",
-          exitCode: 6,
-          hint: `Retry after ${when} (in ${seconds}s), or raise --max-wait.`,
-        },
+        { retryAfterSeconds: seconds, now: this.#clock.now() },
       );
     }
     this.#onWait(budget, waitMs);

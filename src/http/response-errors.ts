@@ -1,7 +1,6 @@
 import type { z } from "zod";
 import { ErrorBodySchema } from "../api/schemas.js";
 import { ApiError } from "../errors/api-error.js";
-import { NetworkError } from "../errors/network-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { headerValue, type ResponseHeaders } from "./response-body.js";
@@ -15,7 +14,7 @@ interface Answer {
 
 /**
  * The typed error of an error response whose (already redacted) body is `text`: ApiError for
- * the spec's error object, NetworkError `internal_error`/`server_error` for other 5xx bodies,
+ * the spec's error object, ApiError `internal_error`/`server_error` for other 5xx bodies,
  * ResponseError (exit 7) for anything else.
  */
 export function errorFromBody(res: Answer, text: string): SvcError {
@@ -35,15 +34,12 @@ export function errorFromBody(res: Answer, text: string): SvcError {
     });
   }
   if (res.status >= 500) {
-    return new NetworkError(
-      `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
-      {
-        code: res.status === 500 ? "internal_error" : "server_error",
-        httpStatus: res.status,
-        requestId: res.requestId,
-        hint: "The service failed; try again later and quote the request id if it persists.",
-      },
-    );
+    return new ApiError({
+      code: res.status === 500 ? "internal_error" : "server_error",
+      message: `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
+      httpStatus: res.status,
+      requestId: res.requestId,
+    });
   }
   return new ResponseError(
     `unexpected HTTP ${res.status} with ${describeContent(res.headers, text)} instead of the spec's error object`,
@@ -71,7 +67,7 @@ export function parseJsonBody<S extends z.ZodType>(
     json = JSON.parse(body.text);
   } catch (err) {
     throw new ResponseError(
-      `expected JSON but got ${describeContent(res.headers, scrub(body.text))} (HTTP ${res.status})`,
+      `${body.text.trim() === "" ? "empty response body" : "response body is not valid JSON"} (HTTP ${res.status}, ${describeContent(res.headers, scrub(body.text))})`,
       { ...where, cause: err },
     );
   }

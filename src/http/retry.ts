@@ -1,4 +1,4 @@
-import { ApiError } from "../errors/api-error.js";
+import { RateLimitedError } from "../errors/rate-limited-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { Clock } from "./pacer.js";
 
@@ -73,7 +73,7 @@ export class RetryBudget {
       }
       this.#waitedOn429Seconds += seconds;
       this.#onRetry(
-        `rate limited (request id ${failure.error.requestId ?? "none"}); waiting ${seconds}s as Retry-After asks`,
+        `rate limited${failure.error.requestId ? ` (request id ${failure.error.requestId})` : ""}; waiting ${seconds}s as Retry-After asks`,
       );
       await this.#clock.sleep(seconds * 1000, signal);
       return;
@@ -110,13 +110,15 @@ function rateLimitedPastBudget(
   maxWaitSeconds: number,
   waitedSeconds: number,
   clock: Clock,
-): ApiError {
-  const when = new Date(clock.now() + retryAfterSeconds * 1000).toISOString();
-  return new ApiError({
-    code: "rate_limited",
-    message: `still rate limited after waiting ${waitedSeconds}s: the service asks for ${retryAfterSeconds}s more (Retry-After), past the --max-wait budget of ${maxWaitSeconds}s`,
-    httpStatus: error.httpStatus ?? 429,
-    requestId: error.requestId,
-    hint: `Retry after ${when} (in ${retryAfterSeconds}s), or raise --max-wait.`,
-  });
+): RateLimitedError {
+  const waited = waitedSeconds > 0 ? ` after waiting ${waitedSeconds}s` : "";
+  return new RateLimitedError(
+    `still rate limited${waited}: the service asks to wait ${retryAfterSeconds}s (Retry-After), more than the --max-wait budget of ${maxWaitSeconds}s allows`,
+    {
+      retryAfterSeconds,
+      now: clock.now(),
+      httpStatus: error.httpStatus ?? 429,
+      requestId: error.requestId,
+    },
+  );
 }

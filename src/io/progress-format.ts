@@ -1,4 +1,4 @@
-import type { FileOutcome } from "./progress.js";
+import type { FileOutcome } from "./progress-types.js";
 
 /** `1536` → `1.5 KiB`; binary units, one decimal from KiB up. */
 export function formatBytes(bytes: number): string {
@@ -45,6 +45,9 @@ export function finishedLine(info: {
   const prefix = info.label ? `${info.label}  ` : "";
   if (info.outcome === "up-to-date") {
     return `${prefix}${info.name}  ${formatBytes(info.bytes)}  already up to date`;
+  }
+  if (info.outcome === "adopted") {
+    return `${prefix}${info.name}  ${formatBytes(info.bytes)}  already present with the served bytes (adopted)`;
   }
   const rate = info.seconds > 0 ? info.transferred / info.seconds : Number.NaN;
   const resumed =

@@ -1,10 +1,16 @@
-import { findRecorded, localStatus, type StateFile, type StateItem } from "../download/state.js";
+import { join } from "node:path";
+import { checkRecordedFile } from "../download/local-file.js";
+import { findRecorded, type StateFile, type StateItem } from "../download/state.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import type { FetchReason, SyncReason, SyncTarget } from "./types.js";
 
 /**
  * What a sync does with one target before any download request:
- * - `fetch`: download it (reason `new`, `missing locally` or `size differs`);
- * - `skip`: complete in DIR per the state file and on disk with the recorded size; no request;
+ * - `fetch`: download it (reason `new`, `missing locally`, `size differs`, `changed locally`,
+ *   or with `--dry-run` for an authoring edition never seen `authoring edition, if the pack
+ *   has one`);
+ * - `skip`: complete in DIR (recorded size and mtime, or the recorded SHA-256 after a
+ *   re-hash); no request;
  * - `revalidate`: complete, and `--refresh` asks for one conditional request (`If-None-Match`);
  * - `unavailable`: no authoring edition: the pack record has no URL for it, or an earlier run
  *   learnt from the service (`file_unavailable`) that it has none; no request.
@@ -16,34 +22,36 @@ export interface PlannedItem {
   target: SyncTarget;
   action: PlannedAction;
   reason: SyncReason;
-  /** The state-file record of the item (complete or not), when DIR has one. */
+  /** The state-file record of the item's own file (complete or not), when DIR has one. */
   recorded: StateItem | undefined;
+  /** A re-hash found the file intact with another mtime (ms): record it (not in a dry run). */
+  restamp?: number;
 }
 
-const FETCH_REASON: Record<"new" | "missing" | "size-differs", FetchReason> = {
-  new: "new",
-  missing: "missing locally",
-  "size-differs": "size differs",
-};
+/** Options of {@link planSync}. */
+export interface PlanOptions {
+  refresh: boolean;
+  /** `--checksum`: re-hash every recorded file, whatever its size and mtime. */
+  checksum?: boolean;
+  /** `--dry-run`: an authoring edition never seen is reported as "if the pack has one". */
+  dryRun?: boolean;
+  /** Slugs known to have no authoring edition (sync-unavailable.json); ignored with `refresh`. */
+  noAuthoring?: ReadonlySet<string> | ReadonlyMap<string, string>;
+}
 
 /**
- * Plans a sync of `targets` into `dir` from the state file alone (`<dir>/.svc-dl/state.json`,
- * read by the caller) and one `stat` per recorded file: no network, no hashing (issue 6 item 2;
- * `svc-dl verify` re-hashes). An authoring edition never downloaded and remembered in
- * `noAuthoring` is `unavailable` without a request unless `refresh`. A complete item is
- * skipped, or with `refresh` re-validated; a
- * complete item recorded without an ETag cannot be re-validated and is skipped even with
- * `refresh` (the spec promises a strong ETag on every download, so this is a corner case).
+ * Plans a sync of `targets` into `dir` from the state file (`<dir>/.svc-dl/state.json`, read
+ * by the caller) and one `lstat` per recorded file; a file whose size or mtime differs from its
+ * record (every file with `checksum`) is re-hashed (cli-contract "packs sync"). No network. An
+ * authoring edition never downloaded and remembered in `noAuthoring` is `unavailable` without
+ * a request unless `refresh`. A complete item is skipped, or with `refresh` re-validated; one
+ * recorded without an ETag cannot be re-validated and is skipped even with `refresh`.
  */
 export function planSync(
   dir: string,
   state: StateFile,
   targets: readonly SyncTarget[],
-  opts: {
-    refresh: boolean;
-    /** Slugs known to have no authoring edition (sync-unavailable.json); ignored with `refresh`. */
-    noAuthoring?: ReadonlySet<string> | ReadonlyMap<string, string>;
-  },
+  opts: PlanOptions,
 ): PlannedItem[] {
   return targets.map((target): PlannedItem => {
     if (target.url === undefined) {
@@ -51,22 +59,43 @@ export function planSync(
     }
     const ref = { kind: "pack" as const, slug: target.slug, edition: target.edition };
     const recorded = findRecorded(state, ref);
-    const local = localStatus(dir, state, ref);
-    if (local === "new" && target.edition === "authoring" && !opts.refresh) {
-      if (opts.noAuthoring?.has(target.slug)) {
+    if (!recorded) {
+      if (target.edition === "authoring" && !opts.refresh && opts.noAuthoring?.has(target.slug)) {
         return { target, action: "unavailable", reason: "no authoring edition", recorded };
       }
+      const reason: FetchReason =
+        target.edition === "authoring" && opts.dryRun === true
+          ? "authoring edition, if the pack has one"
+          : "new";
+      return { target, action: "fetch", reason, recorded };
     }
-    if (local !== "complete") {
-      return { target, action: "fetch", reason: FETCH_REASON[local], recorded };
+    const local = checkRecordedFile(dir, recorded, opts.checksum === true);
+    if (local.verdict !== "intact") {
+      return {
+        target,
+        action: "fetch",
+        reason: fetchReason(dir, recorded, local.verdict),
+        recorded,
+      };
     }
-    const canRevalidate =
-      opts.refresh && typeof recorded?.etag === "string" && recorded.etag !== "";
+    const canRevalidate = opts.refresh && typeof recorded.etag === "string" && recorded.etag !== "";
     return {
       target,
       action: canRevalidate ? "revalidate" : "skip",
       reason: "already complete",
       recorded,
+      ...(local.restamp !== undefined ? { restamp: local.restamp } : {}),
     };
   });
+}
+
+function fetchReason(dir: string, rec: StateItem, verdict: "changed" | "missing"): FetchReason {
+  if (verdict === "missing") return "missing locally";
+  try {
+    const st = lstatIfExists(join(dir, rec.file));
+    if (st?.isFile() && st.size !== rec.size) return "size differs";
+  } catch {
+    // reported as changed
+  }
+  return "changed locally";
 }

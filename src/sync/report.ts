@@ -2,7 +2,7 @@ import { SvcError } from "../errors/svc-error.js";
 import { formatBytes } from "../io/progress-format.js";
 import { renderTable } from "../io/table.js";
 import type { PlannedItem } from "./plan.js";
-import { wouldFetch } from "./summary.js";
+import { wouldFetch, wouldTryAuthoring } from "./summary.js";
 import type { SyncDocument, SyncItemResult } from "./types.js";
 
 /**
@@ -31,10 +31,14 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
   const files = doc.items.length;
   if (dryRun) {
     const fetch = wouldFetch(doc.items);
-    const parts = [
-      `${fetch.length} would be downloaded`,
-      `${counts.complete + counts.upToDate} up to date`,
-    ];
+    const maybe = wouldTryAuthoring(doc.items).length;
+    const parts = [`${fetch.length} would be downloaded`];
+    if (maybe > 0) {
+      parts.push(
+        `${maybe} authoring edition${maybe === 1 ? "" : "s"} would be asked for, if the pack${maybe === 1 ? " has" : "s have"} one`,
+      );
+    }
+    parts.push(`${counts.upToDate} up to date`);
     if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
     if (counts.failed > 0) parts.push(`${counts.failed} failed`);
     return `dry run of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}; nothing was written`;
@@ -42,8 +46,10 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
   const parts = [`${doc.summary.downloaded} downloaded`, `${doc.summary.up_to_date} up to date`];
   if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
   parts.push(`${doc.summary.failed} failed`);
+  if (counts.adopted > 0) parts.push(`${counts.adopted} adopted`);
+  if (counts.repaired > 0) parts.push(`${counts.repaired} repaired`);
   const moved = doc.items
-    .filter((i) => i.status === "downloaded" || i.status === "resumed")
+    .filter((i) => i.status === "downloaded" || i.status === "resumed" || i.status === "repaired")
     .reduce((n, i) => n + (i.bytes ?? 0), 0);
   const size = moved > 0 ? ` (${formatBytes(moved)})` : "";
   return `sync of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}${size}`;
@@ -58,7 +64,11 @@ export function failureLines(doc: SyncDocument): string[] {
 
 /** The `--dry-run` list for stdout: what would be fetched and why, or undefined when nothing. */
 export function dryRunTable(doc: SyncDocument): string | undefined {
-  const rows = wouldFetch(doc.items).map((i) => [i.slug, i.edition, i.reason ?? ""]);
+  const rows = [...wouldFetch(doc.items), ...wouldTryAuthoring(doc.items)].map((i) => [
+    i.slug,
+    i.edition,
+    i.reason ?? "",
+  ]);
   if (rows.length === 0) return undefined;
   return renderTable(["SLUG", "EDITION", "REASON"], rows);
 }
@@ -100,20 +110,22 @@ function errorFacts(item: SyncItemResult): string {
   if (!e) return "unknown failure";
   const facts = [`code ${e.code}`];
   if (e.http_status !== null) facts.push(`HTTP ${e.http_status}`);
-  facts.push(`request id ${e.request_id ?? "none"}`);
+  if (e.request_id !== null) facts.push(`request id ${e.request_id}`);
   return `${e.message} (${facts.join(", ")})`;
 }
 
 function countBy(items: readonly SyncItemResult[]): {
-  complete: number;
   upToDate: number;
+  adopted: number;
+  repaired: number;
   unavailable: number;
   failed: number;
 } {
-  const c = { complete: 0, upToDate: 0, unavailable: 0, failed: 0 };
+  const c = { upToDate: 0, adopted: 0, repaired: 0, unavailable: 0, failed: 0 };
   for (const i of items) {
-    if (i.status === "skipped" && i.reason === "already complete") c.complete += 1;
-    else if (i.status === "up-to-date") c.upToDate += 1;
+    if (i.status === "up-to-date") c.upToDate += 1;
+    else if (i.status === "adopted") c.adopted += 1;
+    else if (i.status === "repaired") c.repaired += 1;
     else if (i.status === "unavailable") c.unavailable += 1;
     else if (i.status === "failed") c.failed += 1;
   }

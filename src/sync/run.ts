@@ -2,14 +2,17 @@ import { join } from "node:path";
 import type { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
+import { restampRecord } from "../download/local-file.js";
 import { acquireDirLock, type DirLock } from "../download/lock.js";
 import { checkUpstream } from "../download/revalidate.js";
 import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { FileProgress } from "../io/progress.js";
+import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
+import { type Selection, type SelectionResult, selectPacks } from "./select.js";
 import { summarize } from "./summary.js";
 import { syncTargets } from "./targets.js";
 import type {
@@ -32,7 +35,17 @@ export interface SyncOptions {
   refresh: boolean;
   /** `--dry-run`: no download, no lock, nothing written; with `refresh` the conditional requests are still made. */
   dryRun: boolean;
+  /** `--checksum`: re-hash every recorded file and re-download any that differs (`repaired`). */
+  checksum?: boolean;
+  /** `--wait-lock`: seconds to wait for another run's lock on DIR; default 0. */
+  waitLock?: number;
+  /** `--extract`: unpack every complete pack ZIP into `<dir>/<file name without .zip>/` (src/sync/extract-step.ts). */
+  extract?: boolean;
+  /** `--include`/`--exclude`/`--category` (src/sync/select.ts); left-out packs are never requested. */
+  selection?: Selection;
 }
+
+const NO_SELECTION: Selection = { include: [], exclude: [], categories: [] };
 
 /** What a sync tells its caller while it runs (human output lives in the command). */
 export interface SyncObserver {
@@ -47,10 +60,12 @@ export interface SyncObserver {
   itemFinished?(result: SyncItemResult, item: PlannedItem): void;
   /** A notice for stderr (restarts, refreshed CDN links). */
   notice?(line: string): void;
+  /** The selection was applied (before planning); `warnings` name globs that match nothing owned. */
+  selected?(result: SelectionResult): void;
 }
 
 /**
- * `packs sync` (cli-contract "packs sync", issue 6): makes DIR hold every owned pack edition.
+ * `packs sync` (cli-contract "packs sync"): makes DIR hold every owned pack edition.
  *
  * 1. Locks DIR (`<dir>/.svc-dl/lock`, exit 8 `locked` at once if another run holds it) unless
  *    `dryRun`. The lock is taken before any request, so an overlapping run touches nothing.
@@ -76,31 +91,58 @@ export async function runSync(
   progress: FileProgress,
   observer: SyncObserver = {},
 ): Promise<SyncDocument> {
-  const lock: DirLock | undefined = opts.dryRun ? undefined : await acquireDirLock(opts.dir);
+  const lock: DirLock | undefined = opts.dryRun
+    ? undefined
+    : await acquireDirLock(opts.dir, {
+        waitSeconds: opts.waitLock ?? 0,
+        onWait: (line) => observer.notice?.(line),
+        ...(client.signal ? { signal: client.signal } : {}),
+      });
   try {
-    const packs = await listPacks(client);
+    const selection = selectPacks(await listPacks(client), opts.selection ?? NO_SELECTION);
+    observer.selected?.(selection);
+    const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
     const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
       refresh: opts.refresh,
+      checksum: opts.checksum === true,
+      dryRun: opts.dryRun,
       noAuthoring: memo,
     });
+    if (!opts.dryRun) await restampIntact(opts.dir, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);
     const count = plan.filter((p) => needsRequest(p, opts)).length;
     let position = 0;
     const items: SyncItemResult[] = [];
     for (const item of plan) {
       if (needsRequest(item, opts)) observer.itemStarted?.(item, ++position, count);
-      const result = await settle(client, item, opts, progress, observer);
+      let result = await settle(client, item, opts, progress, observer);
+      if (opts.extract === true && !opts.dryRun) {
+        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
+      }
       items.push(result);
       observer.itemFinished?.(result, item);
     }
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);
     }
-    return { dir: opts.dir, items, summary: summarize(items) };
+    return {
+      dir: opts.dir,
+      items,
+      summary: { ...summarize(items), filtered: selection.left.length },
+    };
   } finally {
     await lock?.release();
+  }
+}
+
+/** Records the new mtime of files a re-hash found intact, so the next run need not hash them. */
+async function restampIntact(dir: string, plan: readonly PlannedItem[]): Promise<void> {
+  for (const item of plan) {
+    if (item.recorded && item.restamp !== undefined) {
+      await restampRecord(dir, item.recorded.file, item.restamp);
+    }
   }
 }
 
@@ -164,9 +206,9 @@ async function settle(
     : {};
 
   if (item.action === "unavailable") return result("unavailable", item.reason);
-  if (item.action === "skip") return result("skipped", item.reason, recordedFacts);
+  if (item.action === "skip") return result("up-to-date", item.reason, recordedFacts);
   if (item.action === "fetch" && opts.dryRun) {
-    return result("skipped", item.reason, { path: recordedPath });
+    return result("would-download", item.reason, { path: recordedPath });
   }
   try {
     const source = { url: sourceUrl(target.url, target.slug) };
@@ -174,7 +216,7 @@ async function settle(
       const check = await checkUpstream(client, source, recorded);
       return check.status === "unchanged"
         ? result("up-to-date", "unchanged upstream", recordedFacts)
-        : result("skipped", "changed upstream", { path: recordedPath });
+        : result("would-download", "changed upstream", { path: recordedPath });
     }
     const done = await downloadItem(client, {
       kind: "pack",
@@ -183,6 +225,7 @@ async function settle(
       source,
       dir: opts.dir,
       revalidate: item.action === "revalidate",
+      checksum: opts.checksum === true,
       progress,
       lock: false,
       onNotice: (line) => observer.notice?.(line),

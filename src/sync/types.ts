@@ -1,5 +1,5 @@
 /**
- * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"; issue 6). Types only:
+ * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"). Types only:
  * no runtime code, so command files may import them with `import type`.
  */
 
@@ -12,15 +12,24 @@ export type EditionChoice = "standard" | "authoring" | "all";
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
  * DIR), `missing locally` (recorded, file gone), `size differs` (recorded, file has another
- * size, e.g. truncated), `changed upstream` (only known with `--refresh`: the service announced
- * a new ETag).
+ * size, e.g. truncated), `changed locally` (recorded, same size but other bytes after a
+ * re-hash, or no longer a regular file), `changed upstream` (only known with `--refresh`: the
+ * service announced a new ETag), `authoring edition, if the pack has one` (`--dry-run` only:
+ * an authoring edition not known to exist; not counted as a download).
  */
-export type FetchReason = "new" | "missing locally" | "size differs" | "changed upstream";
+export type FetchReason =
+  | "new"
+  | "missing locally"
+  | "size differs"
+  | "changed locally"
+  | "changed upstream"
+  | "authoring edition, if the pack has one";
 
 /**
- * Why an item is not fetched: `already complete` (recorded and on disk with the recorded size; no
- * request), `unchanged upstream` (`--refresh`: 304 or the same ETag), `no authoring edition`
- * (the pack has none: no `downloads.authoring`, or the service answered `file_unavailable`).
+ * Why an item is not fetched: `already complete` (recorded and on disk with the recorded size
+ * and modification time, or the recorded SHA-256 after a re-hash; no request), `unchanged
+ * upstream` (`--refresh`: 304 or the same ETag), `no authoring edition` (the pack has none: no
+ * `downloads.authoring`, or the service answered `file_unavailable`).
  */
 export type KeepReason = "already complete" | "unchanged upstream" | "no authoring edition";
 
@@ -30,17 +39,20 @@ export type SyncReason = FetchReason | KeepReason;
 /**
  * The `status` of an item (cli-contract "JSON documents"):
  * - `downloaded` / `resumed`: fetched now (resumed from partial data of an earlier run);
- * - `up-to-date`: checked upstream with a conditional request and unchanged (`--refresh`);
- * - `skipped`: not fetched and no download request made: complete in DIR, or (`--dry-run`)
- *   the item that would be fetched, with the reason why;
+ * - `repaired`: the recorded file had changed locally and was downloaded again;
+ * - `adopted`: an unrecorded file in DIR held exactly the served bytes: recorded, untouched;
+ * - `up-to-date`: complete in DIR (no request), or checked upstream and unchanged (`--refresh`);
+ * - `would-download`: `--dry-run` only: the item a real run would fetch, with the reason why;
  * - `unavailable`: the pack has no authoring edition (not a failure);
  * - `failed`: an item-level failure; `error` says which.
  */
 export type SyncStatus =
   | "downloaded"
   | "resumed"
+  | "repaired"
+  | "adopted"
   | "up-to-date"
-  | "skipped"
+  | "would-download"
   | "unavailable"
   | "failed";
 
@@ -76,11 +88,13 @@ export interface SyncItemResult {
   error: SyncItemError | null;
 }
 
-/** Counts of the `summary` member: `up_to_date` counts `up-to-date` and `skipped` complete items. */
+/** Counts of the `summary` member (see `summarize` in summary.ts). */
 export interface SyncSummary {
   downloaded: number;
   up_to_date: number;
   failed: number;
+  /** Packs left out by `--include`/`--exclude`/`--category` (set by runSync; never requested). */
+  filtered?: number;
 }
 
 /** The whole `packs sync --json` document: `{dir, items, summary}`. */

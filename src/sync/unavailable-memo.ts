@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { stateDirOf } from "../download/state.js";
-import { FileSystemError } from "../errors/file-system-error.js";
+import { ensureStateDir, stateDirOf } from "../download/state.js";
+import { fsError } from "../download/writer.js";
+import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
 
 /** File in `<dir>/.svc-dl/` where `packs sync` remembers packs that have no authoring edition. */
 export const UNAVAILABLE_FILE = "sync-unavailable.json";
@@ -24,7 +24,10 @@ export function readUnavailableMemo(dir: string): Map<string, string> {
   const memo = new Map<string, string>();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(join(stateDirOf(dir), UNAVAILABLE_FILE), "utf8"));
+    // Untrusted like every file in .svc-dl/: never read through a symlink or from a FIFO.
+    const text = readRegularFile(join(stateDirOf(dir), UNAVAILABLE_FILE), 1 << 20);
+    if (text === undefined) return memo;
+    parsed = JSON.parse(text);
   } catch {
     return memo;
   }
@@ -38,24 +41,22 @@ export function readUnavailableMemo(dir: string): Map<string, string> {
 }
 
 /**
- * Writes the memo atomically (write-file-atomic), sorted by slug; removes nothing else. Call only
- * while holding the directory lock. Throws FileSystemError `write_failed` (exit 8).
+ * Writes the memo atomically (a new 0600 file renamed into place; a symlink there is replaced,
+ * never followed), sorted by slug; removes nothing else. Call only while holding the directory
+ * lock. Throws FileSystemError `write_failed`/`no_space`/`permission_denied` (exit 8).
  */
 export async function writeUnavailableMemo(
   dir: string,
   memo: ReadonlyMap<string, string>,
 ): Promise<void> {
-  const { default: writeFileAtomic } = await import("write-file-atomic");
+  ensureStateDir(dir);
   const path = join(stateDirOf(dir), UNAVAILABLE_FILE);
   const authoring: Record<string, string> = {};
   for (const slug of [...memo.keys()].sort()) authoring[slug] = memo.get(slug) ?? "";
   const doc: MemoFile = { version: 1, authoring };
   try {
-    await writeFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
+    writePrivateFileAtomic(path, `${JSON.stringify(doc, null, 2)}\n`);
   } catch (err) {
-    throw new FileSystemError(`cannot write ${path}: ${(err as Error).message}`, {
-      code: "write_failed",
-      cause: err,
-    });
+    throw fsError(`cannot write ${path}`, err);
   }
 }

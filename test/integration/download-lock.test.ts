@@ -38,7 +38,7 @@ describe("directory lock", () => {
 
   it("two overlapping CLI runs: the second exits 8 while the first is downloading", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 128 * 1024 } });
+    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
     try {
       const first = spawn(process.execPath, [CLI_BIN, "pack", "get", "low-poly-forest"], {
         cwd: dir,
@@ -53,7 +53,7 @@ describe("directory lock", () => {
         env: envFor(mock),
         cwd: dir,
       });
-      expect(second.code).toBe(8);
+      expect(second.code, second.stderr + second.stdout).toBe(8);
       expect(JSON.parse(second.stderr).error.code).toBe("locked");
       mock.set({ faults: {} });
       expect(await firstDone).toBe(0);
@@ -74,5 +74,104 @@ describe("directory lock", () => {
     const r = await runCli(["asset", "get", "forest-pine-tree"], { env: envFor(mock), cwd: dir });
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
+  });
+});
+
+/** Spawns the CLI with piped stderr; resolves `seen` once stderr contains `text`. */
+function spawnCli(args: string[], cwd: string, text: string) {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir(), NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let onSeen: () => void = () => undefined;
+  const seen = new Promise<void>((resolve) => {
+    onSeen = resolve;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+    if (stderr.includes(text)) onSeen();
+  });
+  child.stdout.resume();
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr })),
+  );
+  return { child, seen, done };
+}
+
+describe("--wait-lock SECONDS", () => {
+  it("waits for another run's lock, then downloads once it is released", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    mock.clearLog();
+    const run = spawnCli(
+      ["--wait-lock", "30", "asset", "get", "forest-pine-tree"],
+      dir,
+      "waiting up to",
+    );
+    try {
+      await run.seen;
+      expect(mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, "forest-pine-tree.glb"))).toBe(true);
+  });
+
+  it("gives up with exit 8 (locked) after the given time; 0 (the default) fails at once", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    try {
+      const started = Date.now();
+      const r = await runCli(["--wait-lock", "1", "packs", "sync", dir, "--json"], {
+        env: envFor(mock),
+      });
+      expect(r.code).toBe(8);
+      expect(JSON.parse(r.stderr).error.code).toBe("locked");
+      expect(JSON.parse(r.stderr).error.message).toContain("--wait-lock");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      const now = await runCli(["packs", "sync", dir, "--json"], { env: envFor(mock) });
+      expect(now.code).toBe(8);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("SIGINT while waiting exits 130 at once", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    try {
+      const run = spawnCli(["--wait-lock", "60", "packs", "sync", dir], dir, "waiting up to");
+      await run.seen;
+      const killedAt = Date.now();
+      run.child.kill("SIGINT");
+      const r = await run.done;
+      expect(r.code).toBe(130);
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("polls on a clock: no busy loop, a stale owner taken over at once", async () => {
+    const dir = tempDir();
+    const held = await acquireDirLock(dir);
+    let clock = 0;
+    const sleeps: number[] = [];
+    const waited = acquireDirLock(dir, {
+      waitSeconds: 2,
+      now: () => clock,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        clock += ms;
+      },
+    });
+    await expect(waited).rejects.toMatchObject({ code: "locked", exitCode: 8 });
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBe(2000);
+    expect(sleeps.every((ms) => ms > 0 && ms <= 250)).toBe(true);
+    await held.release();
   });
 });

@@ -74,6 +74,7 @@ describe("packs sync: item-level failures", () => {
       downloaded: owned.length - failed.length,
       up_to_date: 0,
       failed: failed.length,
+      filtered: 0,
     });
     // the run went on past the failures: some pack after the first failure was downloaded
     const firstFailed = doc.items.findIndex((i) => i.status === "failed");
@@ -182,7 +183,7 @@ describe("packs sync: the directory lock", () => {
 
   it("of two overlapping runs on one DIR, the second exits 8 and the first completes", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 128 * 1024 } });
+    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
     const first = runCli(["packs", "sync", dir, "--json"], { env });
     await until(() => existsSync(join(dir, ".svc-dl", "lock")), "the first run's lock");
     const second = await runCli(["packs", "sync", dir, "--json"], { env });

@@ -87,7 +87,12 @@ describe("svc-dl packs sync --refresh", () => {
       }
     }
     expect(sha256Of(join(dir, after.filename))).toBe(after.sha256);
-    expect(doc.summary).toEqual({ downloaded: 1, up_to_date: owned.length - 1, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 1,
+      up_to_date: owned.length - 1,
+      failed: 0,
+      filtered: 0,
+    });
   });
 
   it("without If-None-Match support: a 200 with the same ETag is up to date and its body is not read", async () => {
@@ -144,7 +149,7 @@ describe("svc-dl packs sync --refresh", () => {
     const { code, doc } = await syncJson(["--refresh", "--dry-run"]);
     expect(code).toBe(0);
     const changed = doc.items.find((i) => i.slug === slug);
-    expect(changed).toMatchObject({ status: "skipped", reason: "changed upstream" });
+    expect(changed).toMatchObject({ status: "would-download", reason: "changed upstream" });
     expect(doc.items.filter((i) => i.reason === "unchanged upstream")).toHaveLength(
       owned.length - 1,
     );

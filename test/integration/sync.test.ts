@@ -53,7 +53,12 @@ describe("svc-dl packs sync", () => {
     expect(Object.keys(doc)).toEqual(["dir", "items", "summary"]);
     expect(doc.dir).toBe(dir);
     expect(doc.items.map((i) => i.slug)).toEqual(owned);
-    expect(doc.summary).toEqual({ downloaded: owned.length, up_to_date: 0, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: owned.length,
+      up_to_date: 0,
+      failed: 0,
+      filtered: 0,
+    });
     for (const item of doc.items) {
       expect(Object.keys(item)).toEqual([
         "slug",
@@ -90,9 +95,14 @@ describe("svc-dl packs sync", () => {
     expect(code).toBe(0);
     expect(downloadRequests()).toHaveLength(0);
     expect(mock.requests.filter((e) => e.origin === "cdn")).toHaveLength(0);
-    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: owned.length, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 0,
+      up_to_date: owned.length,
+      failed: 0,
+      filtered: 0,
+    });
     for (const item of doc.items) {
-      expect(item.status).toBe("skipped");
+      expect(item.status).toBe("up-to-date");
       expect(item.reason).toBe("already complete");
       expect(item.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
@@ -114,10 +124,15 @@ describe("svc-dl packs sync", () => {
     ]);
     const bySlug = new Map(doc.items.map((i) => [i.slug, i]));
     expect(bySlug.get(gone)).toMatchObject({ status: "downloaded", reason: "missing locally" });
-    expect(bySlug.get(cut)).toMatchObject({ status: "downloaded", reason: "size differs" });
+    expect(bySlug.get(cut)).toMatchObject({ status: "repaired", reason: "size differs" });
     expect(sha256Of(join(dir, goneInfo.filename))).toBe(goneInfo.sha256);
     expect(sha256Of(join(dir, cutInfo.filename))).toBe(cutInfo.sha256);
-    expect(doc.summary).toEqual({ downloaded: 2, up_to_date: owned.length - 2, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 2,
+      up_to_date: owned.length - 2,
+      failed: 0,
+      filtered: 0,
+    });
   });
 
   it("prints plain lines without a TTY: 'pack N/M' per file, a summary, no escape sequences", async () => {
@@ -150,9 +165,9 @@ describe("svc-dl packs sync --dry-run", () => {
     expect(downloadRequests()).toHaveLength(0);
     expect(readdirSync(dir)).toEqual([]);
     expect(doc.items.map((i) => [i.slug, i.status, i.reason])).toEqual(
-      owned.map((s) => [s, "skipped", "new"]),
+      owned.map((s) => [s, "would-download", "new"]),
     );
-    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: 0, failed: 0 });
+    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: 0, failed: 0, filtered: 0 });
 
     const human = await runCli(["packs", "sync", dir, "--dry-run"], { env });
     expect(human.code).toBe(0);
@@ -175,8 +190,8 @@ describe("svc-dl packs sync --dry-run", () => {
     expect(code).toBe(0);
     expect(downloadRequests()).toHaveLength(0);
     const reasons = Object.fromEntries(doc.items.map((i) => [i.slug, [i.status, i.reason]]));
-    expect(reasons[gone ?? ""]).toEqual(["skipped", "missing locally"]);
-    expect(reasons[cut ?? ""]).toEqual(["skipped", "size differs"]);
+    expect(reasons[gone ?? ""]).toEqual(["would-download", "missing locally"]);
+    expect(reasons[cut ?? ""]).toEqual(["would-download", "size differs"]);
     expect(doc.summary.up_to_date).toBe(owned.length - 2);
     // still truncated: a dry run changes nothing
     expect(readFileSync(join(dir, cutInfo.filename)).length).toBe(10);
@@ -209,6 +224,7 @@ describe("svc-dl packs sync --edition", () => {
       downloaded: owned.length + withEdition.length,
       up_to_date: 0,
       failed: 0,
+      filtered: 0,
     });
     expect(downloadRequests().some((e) => e.url.endsWith("?edition=authoring"))).toBe(true);
 
@@ -225,6 +241,7 @@ describe("svc-dl packs sync --edition", () => {
       downloaded: 0,
       up_to_date: doc.summary.downloaded,
       failed: 0,
+      filtered: 0,
     });
 
     // --refresh asks the service again, once per pack edition.

@@ -65,9 +65,13 @@ describe("verify", () => {
     expect(Object.keys(doc).sort()).toEqual(["dir", "items"]);
   });
 
-  it("exits 8 for a directory svc-dl never downloaded into", async () => {
-    const r = await runCli(["verify", join(tempDir(), ".")], { env: {} });
-    expect(r.code).toBe(8);
-    expect(r.stderr).toContain("no_state");
+  it("exits 0 with 'nothing recorded' for a directory svc-dl never downloaded into", async () => {
+    const empty = tempDir();
+    const r = await runCli(["verify", join(empty, ".")], { env: {} });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("nothing recorded");
+    const j = await runCli(["verify", empty, "--json"], { env: {} });
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({ dir: empty, items: [] });
   });
 });

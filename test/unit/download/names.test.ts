@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   fallbackFileName,
+  isSafeBaseName,
   nameFromContentDisposition,
   safeBaseName,
   validateSlug,
@@ -73,4 +74,30 @@ describe("validateSlug", () => {
   it.each(["forest", "a.b", "sci-fi_props", "weird slug?#"])("accepts %j", (slug) => {
     expect(validateSlug(slug)).toBe(slug);
   });
+});
+
+describe("isSafeBaseName (names read back from .svc-dl/)", () => {
+  it.each([
+    "../x.zip",
+    "/etc/passwd",
+    "a/b.zip",
+    "a\\b.zip",
+    "..",
+    ".",
+    "",
+    ".svc-dl",
+    ".hidden",
+    "x\u0000y",
+    "CON",
+    "nul.txt",
+    " spaced.zip",
+  ])("refuses %j", (name) => {
+    expect(isSafeBaseName(name)).toBe(false);
+  });
+  it.each(["forest.zip", "my pack.zip", "sci-fi_props-authoring.zip", "oak.glb"])(
+    "accepts %j",
+    (name) => {
+      expect(isSafeBaseName(name)).toBe(true);
+    },
+  );
 });

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
-import { assertNoSecrets, CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { assertNoSecrets, tempConfigDir } from "../helpers/cli.js";
+import { runCommand } from "../helpers/run-main.js";
 
 let a: MockService;
 let b: MockService;
@@ -32,7 +32,7 @@ function configText(dir: string): string {
 describe("auth login", () => {
   it("checks the key with GET /v1/me, stores it 0600 in a 0700 directory, prints who and the preview", async () => {
     const dir = join(tempConfigDir(), "nested", "svc-dl");
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: `  ${a.apiKey}\n`,
     });
@@ -48,7 +48,7 @@ describe("auth login", () => {
     const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
     expect(stored.keys[new URL(a.baseUrl).origin]).toBe(a.apiKey);
 
-    const who = await runCli(["whoami"], {
+    const who = await runCommand(["whoami"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(who.code).toBe(0);
@@ -59,7 +59,7 @@ describe("auth login", () => {
     const dir = tempConfigDir();
     const { chmodSync } = await import("node:fs");
     chmodSync(dir, 0o755);
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: a.apiKey,
     });
@@ -69,7 +69,7 @@ describe("auth login", () => {
 
   it("refuses a license key locally: exit 2, hint to legacy get, no request", async () => {
     const dir = tempConfigDir();
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: `${a.licenseKey}\n`,
     });
@@ -80,7 +80,7 @@ describe("auth login", () => {
   });
 
   it("refuses empty input with exit 2", async () => {
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl },
       input: "   \n",
     });
@@ -90,7 +90,7 @@ describe("auth login", () => {
   });
 
   it("without a TTY and without --with-key: exit 2 explaining --with-key", async () => {
-    const r = await runCli(["auth", "login"], { env: { SVC_BASE_URL: a.baseUrl } });
+    const r = await runCommand(["auth", "login"], { env: { SVC_BASE_URL: a.baseUrl } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--with-key");
     expect(a.requests).toHaveLength(0);
@@ -99,7 +99,7 @@ describe("auth login", () => {
   it("stores nothing when the service refuses the key, and exits with its code", async () => {
     const dir = tempConfigDir();
     const revoked = a.keys.key_revoked ?? "";
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: revoked,
     });
@@ -116,7 +116,7 @@ describe("auth login", () => {
   });
 
   it("checks the given key, not SVC_API_KEY or the stored one", async () => {
-    const r = await runCli(["auth", "login", "--with-key"], {
+    const r = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_API_KEY: a.keys.key_lifetime },
       input: a.apiKey,
     });
@@ -126,13 +126,13 @@ describe("auth login", () => {
   });
 
   it("needs a base URL (exit 2) before reading anything", async () => {
-    const r = await runCli(["auth", "login", "--with-key"], { input: a.apiKey });
+    const r = await runCommand(["auth", "login", "--with-key"], { input: a.apiKey });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no_base_url");
   });
 
   it("--json prints the origin, account and key record (preview only)", async () => {
-    const r = await runCli(["--json", "auth", "login", "--with-key"], {
+    const r = await runCommand(["--json", "auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl },
       input: a.apiKey,
     });
@@ -143,62 +143,16 @@ describe("auth login", () => {
   });
 });
 
-/**
- * Runs `svc-dl auth login` on a pseudo-terminal (util-linux `script`), types `key` once the
- * prompt shows, and returns everything the terminal displayed.
- */
-function loginOnTerminal(
-  baseUrl: string,
-  dir: string,
-  key: string,
-): Promise<{ code: number | null; screen: string }> {
-  return new Promise((resolve, reject) => {
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --base-url ${baseUrl} auth login`;
-    const child = spawn("script", ["-qec", cmd, "/dev/null"], {
-      env: { ...process.env, SVC_DL_CONFIG_DIR: dir, SVC_API_KEY: "", SVC_BASE_URL: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let screen = "";
-    let typed = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      screen += d;
-      if (!typed && screen.includes("Paste your API key")) {
-        typed = true;
-        child.stdin.write(`${key}\r`);
-      }
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, screen });
-    });
-  });
-}
-
-describe("auth login on a terminal", () => {
-  it("prompts on the terminal without echoing the key", async () => {
-    const dir = tempConfigDir();
-    const { code, screen } = await loginOnTerminal(a.baseUrl, dir, a.apiKey);
-    expect(code).toBe(0);
-    expect(screen).toContain("Paste your API key");
-    expect(screen).toContain("Logged in to");
-    expect(screen).not.toContain(a.apiKey);
-    const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
-    expect(stored.keys[new URL(a.baseUrl).origin]).toBe(a.apiKey);
-  });
-});
-
 describe("keys are stored per service origin", () => {
   it("a key stored for one origin is never sent to another", async () => {
     const dir = tempConfigDir();
-    const loginA = await runCli(["auth", "login", "--with-key"], {
+    const loginA = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: a.apiKey,
     });
     expect(loginA.code).toBe(0);
     b.clearLog();
-    const onB = await runCli(["whoami"], {
+    const onB = await runCommand(["whoami"], {
       env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(onB.code).toBe(3);
@@ -207,15 +161,15 @@ describe("keys are stored per service origin", () => {
 
     // Log in to B with another key: each origin gets its own key.
     const otherKey = b.keys.key_lifetime ?? "";
-    const loginB = await runCli(["auth", "login", "--with-key"], {
+    const loginB = await runCommand(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: otherKey,
     });
     expect(loginB.code).toBe(0);
     a.clearLog();
     b.clearLog();
-    await runCli(["whoami"], { env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir } });
-    await runCli(["whoami"], { env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir } });
+    await runCommand(["whoami"], { env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir } });
+    await runCommand(["whoami"], { env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir } });
     expect(a.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${a.apiKey}`]);
     expect(b.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${otherKey}`]);
   });
@@ -228,25 +182,25 @@ describe("auth logout", () => {
       [a, a.apiKey],
       [b, b.apiKey],
     ] as const) {
-      const r = await runCli(["auth", "login", "--with-key"], {
+      const r = await runCommand(["auth", "login", "--with-key"], {
         env: { SVC_BASE_URL: m.baseUrl, SVC_DL_CONFIG_DIR: dir },
         input: k,
       });
       expect(r.code).toBe(0);
     }
-    const out = await runCli(["auth", "logout"], {
+    const out = await runCommand(["auth", "logout"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("Removed");
     const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
     expect(Object.keys(stored.keys)).toEqual([new URL(b.baseUrl).origin]);
-    const again = await runCli(["auth", "logout"], {
+    const again = await runCommand(["auth", "logout"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("No API key was stored");
-    const who = await runCli(["whoami"], {
+    const who = await runCommand(["whoami"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(who.code).toBe(3);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
+import { hintFor } from "../../src/errors/format.js";
 import { HttpClient } from "../../src/http/client.js";
-import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
+import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 
@@ -90,14 +91,14 @@ const cases: Case[] = [
     exit: 5,
     keyId: "key_demo",
     path: "packs/cyberpunk-city/download",
-    next: /check the slug/,
+    next: /Nothing at that path/,
   },
   {
     code: "file_unavailable",
     exit: 5,
     keyId: "key_demo",
     path: "packs/sci-fi-props/download?edition=authoring",
-    next: /this file does not/,
+    next: /file is not available/,
   },
 ];
 
@@ -105,7 +106,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   for (const c of cases) {
     it(`${c.code} → exit ${c.exit}`, async () => {
       const apiKey = c.keyId === "" ? "svc_live_not_a_real_key_at_all_0000000000" : key(c.keyId);
-      const r = await runCli(["api", c.path], {
+      const r = await runCommand(["api", c.path], {
         env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: apiKey },
       });
       expect(r.code).toBe(c.exit);
@@ -120,7 +121,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   }
 
   it("blocked says nothing more than the service did", async () => {
-    const r = await runCli(["api", "me"], {
+    const r = await runCommand(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_blocked") },
     });
     expect(r.stderr).toContain("Access denied");
@@ -129,7 +130,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 
   it("rate_limited → exit 6 once the wait budget is spent, saying when to retry", async () => {
     shared.mock.set({ faults: { rateLimited: { count: 5, retryAfter: 5 } } });
-    const r = await runCli(["--max-wait", "1", "api", "me"], {
+    const r = await runCommand(["--max-wait", "1", "api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(6);
@@ -140,7 +141,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 
   it("internal_error → exit 7 after 5 tries", async () => {
     shared.mock.set({ faults: { serverError: { count: 10 } } });
-    const r = await runCli(["api", "me"], {
+    const r = await runCommand(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -169,14 +170,14 @@ describe("every spec error code maps to its exit code, message and request id", 
       expect(apiErr.code).toBe("missing_api_key");
       expect(apiErr.exitCode).toBe(3);
       expect(apiErr.requestId).toBe(lastRequestId());
-      expect(apiErr.hint).toMatch(/auth login/);
+      expect(hintFor(apiErr)).toMatch(/auth login/);
     } finally {
       await client.close();
     }
   });
 
   it("--json errors are one line of JSON on stderr", async () => {
-    const r = await runCli(["--json", "api", "me"], {
+    const r = await runCommand(["--json", "api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_revoked") },
     });
     expect(r.code).toBe(3);
@@ -185,7 +186,7 @@ describe("every spec error code maps to its exit code, message and request id", 
     expect(lines).toHaveLength(1);
     const doc = JSON.parse(lines[0] ?? "") as { error: Record<string, unknown> };
     expect(Object.keys(doc.error).sort()).toEqual(
-      ["code", "http_status", "message", "request_id"].sort(),
+      ["code", "hint", "http_status", "message", "request_id", "retryable"].sort(),
     );
     expect(doc.error.code).toBe("revoked_api_key");
     expect(doc.error.http_status).toBe(401);
@@ -193,7 +194,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   });
 
   it("--json error without a response has null status and request id", async () => {
-    const r = await runCli(["--json", "api", "me"], {
+    const r = await runCommand(["--json", "api", "me"], {
       env: { SVC_BASE_URL: "http://127.0.0.1:1", SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -207,7 +208,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 describe("responses that break the spec → exit 7, status and request id, no stack", () => {
   it("an HTML error page", async () => {
     shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 403 } } });
-    const r = await runCli(["api", "me"], {
+    const r = await runCommand(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -220,7 +221,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("an HTML 502 page is retried, then exit 7", async () => {
     shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 502 } } });
-    const r = await runCli(["api", "me"], {
+    const r = await runCommand(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -231,7 +232,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("invalid JSON in a 200", async () => {
     shared.mock.set({ faults: { malformedJson: { count: 10 } } });
-    const r = await runCli(["whoami"], {
+    const r = await runCommand(["whoami"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -243,7 +244,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("a stack trace appears only with --verbose", async () => {
     shared.mock.set({ faults: { malformedJson: { count: 10 } } });
-    const r = await runCli(["--verbose", "whoami"], {
+    const r = await runCommand(["--verbose", "whoami"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);

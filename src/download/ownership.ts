@@ -1,0 +1,167 @@
+import { join } from "node:path";
+import { FileSystemError } from "../errors/file-system-error.js";
+import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
+import { fileExists } from "./errors.js";
+import { fallbackFileName } from "./names.js";
+import { type ItemRef, readState, type StateFile, type StateItem, sameItem } from "./state.js";
+
+/**
+ * One name, one item (cli-contract "Downloads"): a file name in a directory belongs to one item
+ * (kind, slug, edition), and no item replaces another item's file. An existing file that no
+ * record owns is adopted when it holds exactly the served bytes, and refused (`file_exists`)
+ * otherwise unless `--force`. Nothing here follows a symlink.
+ */
+
+/** Inputs of {@link pickFileName}. */
+export interface NameChoice {
+  state: StateFile;
+  item: ItemRef;
+  /** The name the user gave (`-o FILE`): used as it is. */
+  fixed?: string | undefined;
+  /** The name the server gave (Content-Disposition, already a safe base name), if any. */
+  server?: string | undefined;
+  /** `--force`: a user-chosen name may take over another item's record. */
+  force: boolean;
+  /** The directory (for messages). */
+  dir: string;
+}
+
+/**
+ * The file name `item` is written under: the user's `-o` name; else the server's name unless
+ * another item holds it (recorded in the state, which also covers items fetched earlier in the
+ * same run), then the fallback name (`<slug>.zip`, `<slug>-authoring.zip`, `<slug>.glb`).
+ * Throws FileSystemError `file_exists` (exit 8) when both are held by other items, or when the
+ * user's name is held by another item and `force` is not set.
+ */
+export function pickFileName(choice: NameChoice): string {
+  const { state, item } = choice;
+  if (choice.fixed !== undefined) {
+    const holder = state.items[choice.fixed];
+    if (holder && !sameItem(holder, item) && !choice.force) {
+      throw heldByOther(join(choice.dir, choice.fixed), holder, true);
+    }
+    return choice.fixed;
+  }
+  const fallback = fallbackFileName(item.kind, item.slug, item.edition);
+  const candidates = [choice.server ?? fallback, fallback];
+  for (const name of candidates) {
+    const holder = state.items[name];
+    if (!holder || sameItem(holder, item)) return name;
+  }
+  const holder = state.items[fallback] as StateItem;
+  throw heldByOther(join(choice.dir, fallback), holder, false);
+}
+
+function heldByOther(path: string, holder: StateItem, userChosen: boolean): FileSystemError {
+  const who = `${holder.kind} ${holder.slug}${holder.edition ? ` (${holder.edition})` : ""}`;
+  return new FileSystemError(`${path} is the file of ${who}; no item replaces another's file`, {
+    code: "file_exists",
+    hint: userChosen
+      ? "Choose another name with -o, or use --force to give the name to this item."
+      : "Both the server's name and the fallback name are taken by other items; fetch this one with `svc-dl pack get` and -o to choose a name.",
+  });
+}
+
+/**
+ * What is at a destination before its bytes are fetched: `free` (nothing), `ours` (the file
+ * this item's record names, even if it became a symlink: it is replaced, never followed), or
+ * `foreign` (a regular file no record owns: compared once the served bytes are in). Throws
+ * `file_exists` (exit 8) for a directory, and, without `force`, for a symlink or other special
+ * file no record owns (never read through).
+ */
+export function checkDestination(
+  dir: string,
+  name: string,
+  state: StateFile,
+  item: ItemRef,
+  force: boolean,
+): "free" | "ours" | "foreign" {
+  const path = join(dir, name);
+  const st = lstatIfExists(path);
+  if (!st) return "free";
+  if (st.isDirectory()) throw fileExists(path, "is a directory");
+  const rec = state.items[name];
+  if (rec && sameItem(rec, item)) return "ours";
+  if (rec && force) return "ours";
+  if (!st.isFile()) {
+    if (force) return "ours";
+    throw fileExists(path, st.isSymbolicLink() ? "is a symbolic link" : "is not a regular file");
+  }
+  return "foreign";
+}
+
+/**
+ * The last check before a complete download is renamed into place: `write` (rename over
+ * whatever may be replaced) or `adopt` (an unrecorded regular file with exactly the served size
+ * and SHA-256: recorded and left untouched). Throws `file_exists` (exit 8) for a directory, and
+ * without `force` for an unrecorded file with other bytes or a special file.
+ */
+export function settleDestination(
+  dir: string,
+  name: string,
+  state: StateFile,
+  item: ItemRef,
+  served: { bytes: number; sha256: string },
+  force: boolean,
+): "write" | "adopt" {
+  const kind = checkDestination(dir, name, state, item, force);
+  if (kind !== "foreign") return "write";
+  const path = join(dir, name);
+  let now: ReturnType<typeof hashRegularFile>;
+  try {
+    now = hashRegularFile(path);
+  } catch {
+    now = undefined;
+  }
+  if (now && now.bytes === served.bytes && now.sha256 === served.sha256) return "adopt";
+  if (force) return "write";
+  throw fileExists(path, "exists with other bytes than the service serves");
+}
+
+/**
+ * Picks the name for `item` ({@link pickFileName}, from a fresh read of the state) and checks
+ * what is there ({@link checkDestination}). Returns the name; throws `file_exists` (exit 8) as
+ * those do, and `unsafe_state_dir` when `.svc-dl` may not be trusted.
+ */
+export function chooseDestination(
+  dir: string,
+  item: ItemRef,
+  names: { fixed?: string | undefined; server?: string | undefined },
+  force: boolean,
+): string {
+  const state = readState(dir);
+  const name = pickFileName({ state, item, fixed: names.fixed, server: names.server, force, dir });
+  checkDestination(dir, name, state, item, force);
+  return name;
+}
+
+/**
+ * The record of a file just completed or adopted: `fixed_name` when the user chose the name
+ * (`-o FILE`), unless it re-writes the item's own server-named record (`verify --repair`);
+ * `mtime_ms` of the file as it will stay in place.
+ */
+export function recordOf(
+  state: StateFile,
+  item: ItemRef,
+  facts: {
+    file: string;
+    bytes: number;
+    etag: string | null;
+    sha256: string;
+    mtimeMs?: number | undefined;
+  },
+  userNamed: boolean,
+): StateItem {
+  const prev = state.items[facts.file];
+  const ownServerName = prev !== undefined && sameItem(prev, item) && prev.fixed_name !== true;
+  return {
+    ...item,
+    file: facts.file,
+    size: facts.bytes,
+    etag: facts.etag,
+    sha256: facts.sha256,
+    completed_at: new Date().toISOString(),
+    ...(facts.mtimeMs !== undefined ? { mtime_ms: facts.mtimeMs } : {}),
+    ...(userNamed && !ownServerName ? { fixed_name: true } : {}),
+  };
+}

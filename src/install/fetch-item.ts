@@ -1,0 +1,130 @@
+/**
+ * The one place where `svc-dl install` and the library reach the download engine
+ * (src/download/engine.ts) and the HTTP client (src/http/client.ts); nothing else in
+ * src/install/, src/cache/ or src/library/ imports them directly.
+ */
+import { listPacks } from "../api/list-packs.js";
+import { packDownloadSource } from "../api/pack-download-source.js";
+import type { Pack } from "../api/schemas.js";
+import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
+import { makeDirectory } from "../download/mkdir.js";
+import { stateDirOf } from "../download/state.js";
+import { fsError } from "../download/writer.js";
+import { HttpClient } from "../http/client.js";
+import type { NetworkSettings } from "../http/dispatcher.js";
+import type { FileProgress } from "../io/progress.js";
+import type { ItemKey } from "./types.js";
+
+export type { DownloadResult } from "../download/engine.js";
+
+/** What the fetcher needs: a lazily built HTTP client (a key is resolved only when a request is due). */
+export interface FetchDeps {
+  /** Builds (once) the HTTP client; called only when a request is actually needed. */
+  client: () => Promise<HttpClient>;
+  progress: FileProgress;
+  onNotice?: (line: string) => void;
+}
+
+/** Downloads items with the engine; remembers the pack listing for the run. */
+export interface ItemFetcher {
+  /**
+   * Downloads `item` into `dir` (absolute) with every download rule (resume, format check,
+   * state record, conditional re-validation of a recorded file). The caller holds `dir`'s
+   * lock (or the lock of a directory containing it) unless `opts.lockDir`. Throws what
+   * `downloadItem` throws.
+   */
+  download(item: ItemKey, dir: string, opts?: FetchOptions): Promise<DownloadResult>;
+}
+
+/** Per-call options of {@link ItemFetcher.download}. */
+export interface FetchOptions {
+  progressLabel?: string;
+  /** Lock `dir` for this call (the library's single downloads); default false: the caller holds it. */
+  lockDir?: boolean;
+  /** With `lockDir`: seconds to wait for another run's lock (`--wait-lock`); default 0. */
+  waitLock?: number;
+  /** Overwrite a destination svc-dl did not record, and re-download a recorded one. */
+  force?: boolean;
+}
+
+/** What the library needs to build an HTTP client for one operation. */
+export interface HttpSettings {
+  baseUrl: URL;
+  /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
+  apiKey: () => string;
+  userAgent: string;
+  /**
+   * Proxy, extra CAs and the environment they may come from (src/http/dispatcher.ts). The
+   * library passes the caller's `env` (default `{}`), never `process.env` on its own.
+   */
+  network: NetworkSettings;
+  signal?: AbortSignal | undefined;
+  /** Longest total wait on 429s, in seconds. */
+  maxWaitSeconds?: number | undefined;
+  onNotice?: ((line: string) => void) | undefined;
+}
+
+/**
+ * Builds the HTTP client of one library operation (the CLI builds its own in src/session.ts):
+ * the same transport (keep-alive dispatcher, proxy through `CONNECT`, extra CAs, 30 s silence
+ * limit, retries and pacing). Throws UsageError (exit 2) `invalid_proxy` / `invalid_ca_file`
+ * for a bad proxy address or an unreadable CA file.
+ */
+export function createHttpClient(settings: HttpSettings): HttpClient {
+  return new HttpClient({
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    userAgent: settings.userAgent,
+    network: settings.network,
+    ...(settings.signal ? { signal: settings.signal } : {}),
+    ...(settings.maxWaitSeconds !== undefined
+      ? { retry: { maxWaitSeconds: settings.maxWaitSeconds } }
+      : {}),
+    ...(settings.onNotice ? { onNotice: settings.onNotice } : {}),
+  });
+}
+
+/** Builds an {@link ItemFetcher}. */
+export function createItemFetcher(deps: FetchDeps): ItemFetcher {
+  let packs: Promise<Pack[]> | undefined;
+  return {
+    async download(item, dir, opts = {}) {
+      const client = await deps.client();
+      let source: DownloadSource;
+      if (item.kind === "pack") {
+        const listOnce = (): Promise<Pack[]> => {
+          packs ??= listPacks(client);
+          return packs;
+        };
+        source = await packDownloadSource(
+          client,
+          listOnce,
+          item.slug,
+          item.edition === "authoring" ? "authoring" : "standard",
+        );
+      } else {
+        source = { url: client.apiUrl(`assets/${encodeURIComponent(item.slug)}/download`) };
+      }
+      // Without its own lock the engine expects its bookkeeping directory to exist.
+      if (opts.lockDir !== true) {
+        try {
+          makeDirectory(stateDirOf(dir));
+        } catch (err) {
+          throw fsError(`cannot create ${stateDirOf(dir)}`, err);
+        }
+      }
+      return downloadItem(client, {
+        kind: item.kind,
+        slug: item.slug,
+        edition: item.edition,
+        source,
+        dir,
+        ...(opts.lockDir === true ? { waitLock: opts.waitLock ?? 0 } : { lock: false as const }),
+        ...(opts.force === true ? { force: true } : {}),
+        progress: deps.progress,
+        ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),
+        ...(deps.onNotice ? { onNotice: deps.onNotice } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,226 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+/**
+ * File-system helpers for directories and files svc-dl does not trust (cli-contract
+ * "Downloads": everything under `<dir>/.svc-dl/` is untrusted; "Configuration": the config
+ * directory and file). Rules: never follow a symlink we did not make (`lstat`, `O_NOFOLLOW`),
+ * never block on a FIFO (`O_NONBLOCK` + a regular-file check), create files `O_EXCL` with mode
+ * 0600 set explicitly (`fchmod`, so no umask can widen it), and replace files by rename (a
+ * rename replaces a symlink itself, never its target). write-file-atomic is not used here
+ * because it resolves a symlinked target with `realpath` and writes through it.
+ */
+
+/** Mode of private directories (`.svc-dl/`, the config directory). */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Mode of private files (state, partial data and metadata, lock owner, config). */
+export const PRIVATE_FILE_MODE = 0o600;
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/** `lstat` that answers undefined for a path that does not exist (ENOENT, ENOTDIR); other errors throw. */
+export function lstatIfExists(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Why a directory may not hold private data, or undefined when it may: a symlink, not a
+ * directory, owned by another user (than the effective uid), or writable by group or others.
+ * The ssh rule (cli-contract "Configuration", "Downloads").
+ */
+export function unsafeDirProblem(st: Stats): string | undefined {
+  if (st.isSymbolicLink()) return "is a symbolic link";
+  if (!st.isDirectory()) return "is not a directory";
+  const uid = process.geteuid?.();
+  if (uid !== undefined && st.uid !== uid) return `is owned by another user (uid ${st.uid})`;
+  if ((st.mode & 0o022) !== 0) {
+    return `is writable by ${st.mode & 0o020 ? "its group" : "others"} (mode ${(st.mode & 0o777).toString(8)})`;
+  }
+  return undefined;
+}
+
+/**
+ * Makes `path` a private directory: creates it (parent must exist) with mode 0700 set
+ * explicitly, or checks an existing one with {@link unsafeDirProblem} and tightens a readable
+ * one (e.g. 0755) to 0700. Calls `refuse(problem)` and throws its error for an unsafe one.
+ * Other errors (EACCES, EROFS, ENOENT of the parent) are thrown as they are.
+ */
+export function ensurePrivateDir(path: string, refuse: (problem: string) => Error): void {
+  let st = lstatIfExists(path);
+  if (!st) {
+    try {
+      mkdirSync(path, { mode: PRIVATE_DIR_MODE });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    st = lstatSync(path);
+    const problem = st.isSymbolicLink() || !st.isDirectory() ? unsafeDirProblem(st) : undefined;
+    if (problem) throw refuse(problem);
+    chmodSync(path, PRIVATE_DIR_MODE);
+    return;
+  }
+  const problem = unsafeDirProblem(st);
+  if (problem) throw refuse(problem);
+  if ((st.mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(path, PRIVATE_DIR_MODE);
+}
+
+/**
+ * Checks an existing directory with {@link unsafeDirProblem}; a missing one is fine (returns
+ * false). Returns true when it exists and is safe; throws `refuse(problem)` otherwise.
+ */
+export function checkPrivateDir(path: string, refuse: (problem: string) => Error): boolean {
+  const st = lstatIfExists(path);
+  if (!st) return false;
+  const problem = unsafeDirProblem(st);
+  if (problem) throw refuse(problem);
+  return true;
+}
+
+/**
+ * Opens an existing regular file without following a symlink and without blocking on a FIFO.
+ * Returns the fd and its stats, or undefined when the path does not exist or is not a regular
+ * file (a symlink, FIFO, directory, device). `write` opens read-write (no truncation).
+ */
+export function openRegular(path: string, write = false): { fd: number; st: Stats } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, (write ? constants.O_RDWR : constants.O_RDONLY) | NOFOLLOW | NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") {
+      return undefined;
+    }
+    if (code === "ENXIO" || code === "EMLINK") return undefined; // a FIFO or socket
+    throw err;
+  }
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    return undefined;
+  }
+  return { fd, st };
+}
+
+/**
+ * Reads a regular file as UTF-8, never through a symlink. Returns undefined when it is missing
+ * or not a regular file, or larger than `maxBytes`. Throws other read errors.
+ */
+export function readRegularFile(path: string, maxBytes = 64 << 20): string | undefined {
+  const opened = openRegular(path);
+  if (!opened) return undefined;
+  try {
+    if (opened.st.size > maxBytes) return undefined;
+    const buf = Buffer.alloc(opened.st.size);
+    let done = 0;
+    while (done < buf.length) {
+      const n = readSync(opened.fd, buf, done, buf.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return buf.subarray(0, done).toString("utf8");
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * SHA-256 (lower-case hex) and size in bytes of a regular file, read in 1 MiB blocks, never
+ * through a symlink. Returns undefined when `path` is missing or not a regular file.
+ */
+export function hashRegularFile(path: string): { sha256: string; bytes: number } | undefined {
+  const opened = openRegular(path);
+  if (!opened) return undefined;
+  try {
+    const hash = createHash("sha256");
+    const block = Buffer.allocUnsafe(1 << 20);
+    let bytes = 0;
+    for (;;) {
+      const n = readSync(opened.fd, block, 0, block.length, bytes);
+      if (n === 0) break;
+      hash.update(block.subarray(0, n));
+      bytes += n;
+    }
+    return { sha256: hash.digest("hex"), bytes };
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * Creates a new file at `path` for writing: `O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600 set with
+ * `fchmod` (any umask). Fails with EEXIST when anything (a symlink included) is there. Returns
+ * the fd.
+ */
+export function createPrivateFile(path: string): number {
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+    PRIVATE_FILE_MODE,
+  );
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return fd;
+}
+
+/**
+ * Replaces `path` with a new private file holding `data`: a temp file beside it created by
+ * {@link createPrivateFile}, fsync'd, then renamed over `path` (a symlink at `path` is replaced,
+ * never followed). Throws the file-system error; the temp file is removed on failure.
+ */
+export function writePrivateFileAtomic(path: string, data: string): void {
+  const tmp = join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  try {
+    const fd = createPrivateFile(tmp);
+    try {
+      const buf = Buffer.from(data, "utf8");
+      let done = 0;
+      while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Removes a file or a symlink itself (never its target, never a directory tree); never throws. */
+export function removeEntry(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // a directory or a permission problem: left for the caller's next check to report
+  }
+}
