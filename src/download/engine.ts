@@ -175,7 +175,9 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
   const recorded = fixedName !== undefined ? state.items[fixedName] : findRecorded(state, item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
   // [state] repair: size+mtime, else a re-hash, decide "intact" (src/download/local-file.ts)
-  const local = ours ? checkRecordedFile(dir, ours, opts.checksum === true) : undefined;
+  const local = ours
+    ? await checkRecordedFile(dir, ours, opts.checksum === true, client.signal)
+    : undefined;
   if (ours && local?.restamp !== undefined) await restampRecord(dir, ours.file, local.restamp);
   const repairing = local?.verdict === "changed";
   let conditional: StateItem | undefined =
@@ -477,7 +479,14 @@ async function finishComplete(
   const finalPath = join(opts.dir, done.name);
   const state = readState(opts.dir);
   // [state] adoption: an unrecorded identical file is recorded and left untouched
-  const action = settleDestination(opts.dir, done.name, state, item, done, opts.force === true);
+  const action = await settleDestination(
+    opts.dir,
+    done.name,
+    state,
+    item,
+    done,
+    opts.force === true,
+  );
   const mtimeMs = regularFileMtime(action === "adopt" ? finalPath : paths.data);
   const facts = { ...done, file: done.name, mtimeMs };
   state.items[done.name] = recordOf(state, item, facts, opts.fileName !== undefined);
