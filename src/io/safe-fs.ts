@@ -15,7 +15,7 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -110,11 +110,7 @@ export function openRegular(path: string, write = false): { fd: number; st: Stat
   try {
     fd = openSync(path, (write ? constants.O_RDWR : constants.O_RDONLY) | NOFOLLOW | NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") {
-      return undefined;
-    }
-    if (code === "ENXIO" || code === "EMLINK") return undefined; // a FIFO or socket
+    if (isNotRegular(err)) return undefined;
     throw err;
   }
   const st = fstatSync(fd);
@@ -123,6 +119,23 @@ export function openRegular(path: string, write = false): { fd: number; st: Stat
     return undefined;
   }
   return { fd, st };
+}
+
+/**
+ * True for an open error that means "nothing usable there": missing (ENOENT, ENOTDIR), a
+ * symlink refused by `O_NOFOLLOW` (ELOOP; EMLINK on some BSDs), a directory (EISDIR), or a FIFO
+ * or socket without a reader (ENXIO).
+ */
+function isNotRegular(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    code === "ENOENT" ||
+    code === "ENOTDIR" ||
+    code === "ELOOP" ||
+    code === "EMLINK" ||
+    code === "EISDIR" ||
+    code === "ENXIO"
+  );
 }
 
 /**
@@ -157,11 +170,13 @@ export async function hashRegularFile(
   path: string,
   signal?: AbortSignal,
 ): Promise<{ sha256: string; bytes: number } | undefined> {
-  const opened = openRegular(path);
-  if (!opened) return undefined;
-  const handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
-  closeSync(opened.fd);
-  if (!handle) return undefined;
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (err) {
+    if (isNotRegular(err)) return undefined;
+    throw err;
+  }
   try {
     if (!(await handle.stat()).isFile()) return undefined;
     const hash = createHash("sha256");
