@@ -6,8 +6,15 @@
  * config or download code. npm dependencies stay external (resolved from node_modules at run
  * time). Type checking is `npm run typecheck`; this build does not type-check.
  *
- * Usage: node scripts/build.js [--metafile FILE]
+ * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
+ * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
+ * dist/types/, named by the `types` conditions of package.json `exports`). That takes seconds of
+ * type checking, so only `prepack` (npm pack and npm publish) and the test that
+ * type-checks a consumer program ask for it, not the test suite's global setup.
+ *
+ * Usage: node scripts/build.js [--metafile FILE] [--types]
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,13 +24,14 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * Two bundles, each entry point landing at the same path under dist/ as before:
- * - the CLI (dist/cli.js, dist/context.js; chunks in dist/, one level below the package root,
- *   where context.ts finds ../package.json);
+ * - the CLI and the library (dist/cli.js, dist/context.js, dist/index.js: the package's `"."`
+ *   export; chunks in dist/, one level below the package root, where context.ts finds
+ *   ../package.json);
  * - the mock service (dist/mock-server/index.js, dist/mock-server/cli.js; chunks in
  *   dist/mock-server/, two levels down, where fixture.ts finds ../../fixtures/).
  */
 const BUNDLES = [
-  { outbase: "src", outdir: "dist", entryPoints: ["src/cli.ts", "src/context.ts"] },
+  { outbase: "src", outdir: "dist", entryPoints: ["src/cli.ts", "src/context.ts", "src/index.ts"] },
   {
     outbase: "src/mock-server",
     outdir: "dist/mock-server",
@@ -68,7 +76,19 @@ try {
     const outputs = Object.assign({}, ...results.map((r) => r.metafile?.outputs ?? {}));
     writeFileSync(args[metaIndex + 1] ?? "dist-meta.json", JSON.stringify({ outputs }));
   }
+  if (args.includes("--types")) emitDeclarations();
 } catch {
   // esbuild has printed the errors.
   process.exitCode = 1;
+}
+
+/** `tsc -p tsconfig.build.json` into a fresh dist/types/ (stale declarations removed first). */
+function emitDeclarations() {
+  rmSync(join(root, "dist/types"), { recursive: true, force: true });
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) process.exitCode = 1;
 }

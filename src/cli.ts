@@ -1,13 +1,19 @@
-import { CommanderError } from "commander";
+import { type Command, CommanderError } from "commander";
 import type { Context } from "./context.js";
+import type { HintContext } from "./errors/codes.js";
+import type { SvcError } from "./errors/svc-error.js";
 import { buildProgram } from "./program.js";
 import type { Session } from "./session.js";
+
+/** Commander's codes for help and version output: not failures. */
+const HELP_CODES = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
 
 /**
  * Runs svc-dl with `argv` (the arguments after the program name) and returns the exit code
  * (cli-contract "Exit codes"). The one place where errors become exit codes and messages:
  * one stderr line (or the `--json` error document), a stack only with `--verbose`. Never
- * calls `process.exit`.
+ * calls `process.exit`. `svc-dl help pack get` is `svc-dl pack get --help` (cli-contract
+ * "Commands").
  */
 export async function main(argv: readonly string[], ctx: Context): Promise<number> {
   let session: Session | undefined;
@@ -21,45 +27,107 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
       commanderMessage += message;
     },
   );
-  const wantsJson = argv.includes("--json");
-  const wantsVerbose = argv.includes("--verbose") || argv.includes("-v");
+  const args = helpAsFlag(argv);
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(args, { from: "user" });
     return session?.exitCode ?? 0;
   } catch (thrown) {
-    if (
-      thrown instanceof CommanderError &&
-      (thrown.code === "commander.helpDisplayed" ||
-        thrown.code === "commander.version" ||
-        thrown.code === "commander.help")
-    ) {
-      return 0;
-    }
-    // loaded only on the error path: `--help` and a successful run never need them (issue 7)
+    if (thrown instanceof CommanderError && HELP_CODES.has(thrown.code)) return 0;
+    // loaded only on the error path: `--help` and a successful run never need them
     const [{ formatErrorForHumans, jsonErrorDocument, toSvcError }, { UsageError }, colour] =
       await Promise.all([
         import("./errors/format.js"),
         import("./errors/usage-error.js"),
         import("./io/colour.js"),
       ]);
-    let err = thrown;
+    const at = commandAt(program, args);
+    let err: unknown = thrown;
     if (thrown instanceof CommanderError) {
-      const message = (commanderMessage || thrown.message).replace(/^error:\s*/i, "").trim();
-      err = new UsageError(message, {
-        code: "usage_error",
-        hint: "Run `svc-dl --help` (or `svc-dl <command> --help`) for usage and examples.",
+      err = new UsageError(commanderLine(commanderMessage || thrown.message, pathOf(at)), {
+        code: thrown.code === "commander.unknownCommand" ? "unknown_command" : "usage_error",
       });
     }
-    const svcError = toSvcError(err);
-    if (wantsJson) {
-      ctx.io.stderr.write(`${JSON.stringify(jsonErrorDocument(svcError))}\n`);
+    const svcError: SvcError = toSvcError(err);
+    const hints = hintContext(program, at);
+    // Parsed globals once a command ran; before that (a parse error), the raw words.
+    const globals = session?.globals ?? {
+      json: args.includes("--json"),
+      verbose: args.includes("--verbose") || args.includes("-v"),
+      color: !args.includes("--no-color"),
+    };
+    if (globals.json) {
+      ctx.io.stderr.write(`${JSON.stringify(jsonErrorDocument(svcError, hints))}\n`);
     } else {
       await colour.loadColour();
-      const chalk = colour.colourFor(ctx.io.stderrIsTTY, ctx.env, argv.includes("--no-color"));
-      ctx.io.stderr.write(`${formatErrorForHumans(svcError, chalk, wantsVerbose)}\n`);
+      const chalk = colour.colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
+      ctx.io.stderr.write(`${formatErrorForHumans(svcError, chalk, globals.verbose, hints)}\n`);
     }
     return svcError.exitCode;
   } finally {
     await session?.close();
   }
+}
+
+/** `help a b …` → `a b … --help`; anything else unchanged. */
+function helpAsFlag(argv: readonly string[]): string[] {
+  if (argv[0] === "help" && argv.length > 1) return [...argv.slice(1), "--help"];
+  return [...argv];
+}
+
+/** Commander's error text as one line: `unknown command 'x'; did you mean whoami?`. */
+function commanderLine(text: string, at: string): string {
+  const prefix = at ? `svc-dl ${at} ` : "svc-dl ";
+  const line = text
+    .replace(/^error:\s*/i, "")
+    .replace(/\s*\n?\s*\(Did you mean (.+)\?\)/, (_m, word: string) =>
+      word.startsWith("-") ? `; did you mean ${word}?` : `; did you mean \`${prefix}${word}\`?`,
+    )
+    .replace(/\s*\n\s*/g, " ")
+    .trim();
+  return /^unknown command/.test(line) && !line.includes("did you mean")
+    ? `${line}; \`svc-dl --help\` lists the commands`
+    : line;
+}
+
+/** The deepest command the words name (`["packs","sync","--x"]` → packs sync). */
+export function commandAt(program: Command, argv: readonly string[]): Command {
+  let cmd = program;
+  for (const word of argv) {
+    if (word.startsWith("-")) continue;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) break;
+    cmd = sub;
+  }
+  return cmd;
+}
+
+/** The command path without the program name: `"packs sync"`, or `""` for the program itself. */
+function pathOf(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(" ");
+}
+
+/**
+ * What a hint may name for the command at hand: its own flags and its ancestors' (the global
+ * options), and every command of the tree.
+ */
+export function hintContext(program: Command, at: Command): Omit<HintContext, "detail"> {
+  const flags = new Set<string>(["--help", "-h"]);
+  for (let c: Command | null = at; c; c = c.parent) {
+    for (const o of c.options) {
+      if (o.long) flags.add(o.long);
+      if (o.short) flags.add(o.short);
+      if (o.negate && o.long) flags.add(o.long);
+    }
+  }
+  return {
+    command: pathOf(at),
+    has: (flag) => flags.has(flag),
+    exists: (path) => {
+      const words = path.split(" ").filter((w) => w !== "");
+      const found = commandAt(program, words);
+      return pathOf(found) === words.join(" ");
+    },
+  };
 }

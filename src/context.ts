@@ -15,6 +15,17 @@ export interface Context {
   readonly version: string;
   /** Aborted on SIGINT/SIGTERM, with an InterruptedError as its reason. */
   readonly signal: AbortSignal;
+  /**
+   * The clock waits use (retry backoff, rate-limit waits); the system clock when absent. Tests
+   * give one that moves time on instead of sleeping.
+   */
+  readonly clock?: Clock;
+}
+
+/** Time for code that waits: `now()` in ms since the epoch; `sleep` rejects when `signal` aborts. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** The package version, read once from package.json next to `dist/` or `src/`. */
@@ -22,6 +33,16 @@ export function packageVersion(): string {
   const raw = readFileSync(new URL("../package.json", import.meta.url), "utf8");
   const parsed = JSON.parse(raw) as { version?: unknown };
   return typeof parsed.version === "string" ? parsed.version : "0.0.0";
+}
+
+/** The width of the terminal on stderr, else `COLUMNS`, else unknown. */
+function terminalColumns(): number | undefined {
+  const fromEnv = Number(process.env.COLUMNS);
+  return process.stderr.columns || (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined);
+}
+
+function columnsField(columns: number | undefined): { columns?: number } {
+  return columns === undefined ? {} : { columns };
 }
 
 /**
@@ -57,7 +78,7 @@ export function systemContext(): Context {
       get stdinIsTTY() {
         return process.stdin.isTTY === true;
       },
-      ...(process.stderr.columns ? { columns: process.stderr.columns } : {}),
+      ...columnsField(terminalColumns()),
     },
     env: process.env,
     cwd: process.cwd(),

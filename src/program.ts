@@ -1,12 +1,16 @@
 import { Command, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/get.js";
+import { assetsCommand } from "./commands/assets/list.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
+import { authStatusCommand } from "./commands/auth/status.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
+import { cacheCommand } from "./commands/cache/command.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config/command.js";
+import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/get.js";
 import { packCommand } from "./commands/pack/get.js";
 import { packsListCommand } from "./commands/packs/list.js";
@@ -27,6 +31,8 @@ function globalsFrom(cmd: Command): GlobalOptions {
     verbose: o.verbose === true,
     color: o.color !== false,
     maxWait: typeof o.maxWait === "number" ? o.maxWait : DEFAULT_GLOBALS.maxWait,
+    ...(o.proxy !== undefined ? { proxy: o.proxy } : {}),
+    ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
     waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
   };
 }
@@ -40,6 +46,7 @@ function applySettings(cmd: Command, ctx: Context, onError: (message: string) =>
     outputError: (s) => onError(s),
   });
   cmd.showSuggestionAfterError(true);
+  cmd.configureHelp({ showGlobalOptions: true });
   for (const sub of cmd.commands) applySettings(sub, ctx, onError);
 }
 
@@ -65,7 +72,7 @@ export function buildProgram(
     )
     .version(ctx.version, "-V, --version", "print the svc-dl version")
     .helpOption("-h, --help", "show help for a command")
-    // chalk loads only when a command runs, never for --help/--version (issue 7)
+    // chalk loads only when a command runs, never for --help/--version (start-up time)
     .hook("preAction", () => loadColour())
     .addOption(
       new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
@@ -79,6 +86,18 @@ export function buildProgram(
       new Option("--max-wait <seconds>", "longest total wait on rate limits before giving up")
         .argParser(parseWholeNumber)
         .default(300),
+    )
+    .addOption(
+      new Option(
+        "--proxy <url>",
+        "proxy for every request (env HTTPS_PROXY/HTTP_PROXY, config proxy)",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--ca-file <path>",
+        "extra trusted CA certificates, PEM (env SVC_CA_FILE, config ca-file)",
+      ),
     )
     .addOption(
       new Option(
@@ -97,15 +116,20 @@ export function buildProgram(
       )}
 Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
-6 rate limited, 7 server/network, 8 local file system, 130/143 interrupted.`,
+6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
+130/143 interrupted (or cancelled at a prompt).`,
     );
 
   program.addCommand(
     new Command("auth")
-      .description("store or remove the API key for a service address")
-      .addHelpText("after", examples("svc-dl auth login", "svc-dl auth logout"))
+      .description("store, check or remove the API key for a service address")
+      .addHelpText(
+        "after",
+        examples("svc-dl auth login", "svc-dl auth status", "svc-dl auth logout"),
+      )
       .addCommand(loginCommand(open))
-      .addCommand(logoutCommand(open)),
+      .addCommand(logoutCommand(open))
+      .addCommand(authStatusCommand(open)),
   );
   program.addCommand(whoamiCommand(open));
   program.addCommand(configCommand(open));
@@ -122,8 +146,11 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
   program.addCommand(packs);
   program.addCommand(packCommand(open));
   program.addCommand(assetCommand(open));
+  program.addCommand(assetsCommand(open));
   program.addCommand(legacyCommand(open));
   program.addCommand(verifyCommand(open));
+  program.addCommand(installCommand(open));
+  program.addCommand(cacheCommand(open));
 
   applySettings(program, ctx, onCommanderError);
   return program;

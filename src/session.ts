@@ -1,8 +1,9 @@
-import type { HttpClient } from "./api/http.js";
 import type { ResolvedApiKey } from "./config/api-key.js";
 import type { ResolvedBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
+import type { HttpClient } from "./http/client.js";
+import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 
@@ -18,6 +19,10 @@ export interface GlobalOptions {
   color: boolean;
   /** `--max-wait`: seconds one operation may wait on 429s. */
   maxWait: number;
+  /** `--proxy URL`: proxy for every request (cli-contract "Networks"). */
+  proxy?: string | undefined;
+  /** `--ca-file PATH`: extra trusted CA certificates (PEM). */
+  caFile?: string | undefined;
   /** `--wait-lock`: seconds a command that writes a directory waits for another run's lock. */
   waitLock: number;
 }
@@ -44,7 +49,7 @@ export class Session {
   readonly reporter: Reporter;
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
-  #http: HttpClient | undefined;
+  readonly #http = new Map<string, HttpClient>();
   /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
   exitCode = 0;
 
@@ -69,7 +74,7 @@ export class Session {
   /** The config store (`conf`), opened on first use. */
   async config(): Promise<ConfigStore> {
     if (!this.#config) {
-      const { ConfigStore } = await import("./config/store.js");
+      const { ConfigStore } = await withoutForeignSignalHooks(() => import("./config/store.js"));
       this.#config = new ConfigStore(this.ctx.env);
     }
     return this.#config;
@@ -105,27 +110,54 @@ export class Session {
    * The HTTP client for the service. The API key is resolved now (so a missing key fails
    * before any request) unless `needsKey` is false (legacy downloads, keyless catalog calls);
    * `apiKey` overrides the configured key (`auth login` checks a new key before storing it).
+   * One client per distinct key choice, so later options are never ignored. A keyless client
+   * asked to authenticate throws SvcError `no_api_key` (exit 3).
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
-    if (!this.#http) {
-      const { HttpClient } = await import("./api/http.js");
-      const { url } = await this.baseUrl();
-      const key =
-        opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
-      this.#http = new HttpClient({
-        baseUrl: url,
-        apiKey: () => {
-          if (key === undefined) throw new Error("no API key for this request");
-          return key;
-        },
-        userAgent: `svc-dl/${this.ctx.version}`,
-        signal: this.ctx.signal,
-        retry: { maxWaitSeconds: this.globals.maxWait },
-        onExchange: (line) => this.reporter.verbose(line),
-        onNotice: (line) => this.reporter.info(line),
-      });
-    }
-    return this.#http;
+    const key = opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
+    const id = key ?? "";
+    const cached = this.#http.get(id);
+    if (cached) return cached;
+    const [{ HttpClient }, { SvcError }] = await Promise.all([
+      import("./http/client.js"),
+      import("./errors/svc-error.js"),
+    ]);
+    const { url } = await this.baseUrl();
+    const client = new HttpClient({
+      baseUrl: url,
+      apiKey: () => {
+        if (key === undefined) {
+          throw new SvcError(`no API key configured for ${url.origin}`, { code: "no_api_key" });
+        }
+        return key;
+      },
+      userAgent: `svc-dl/${this.ctx.version}`,
+      network: await this.networkSettings(),
+      signal: this.ctx.signal,
+      ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
+      retry: { maxWaitSeconds: this.globals.maxWait },
+      onExchange: (line) => this.reporter.verbose(line),
+      onNotice: (line) => this.reporter.info(line),
+    });
+    this.#http.set(id, client);
+    return client;
+  }
+
+  /**
+   * Proxy and CA settings by precedence flag > env > config (cli-contract "Configuration"):
+   * `--proxy` > proxy env vars > config `proxy`; `--ca-file` > `SVC_CA_FILE` > config `ca-file`.
+   */
+  async networkSettings(): Promise<NetworkSettings> {
+    const { env } = this.ctx;
+    const proxyEnvSet = ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"].some(
+      (name) => (env[name] ?? "").trim() !== "",
+    );
+    const proxy =
+      this.globals.proxy ?? (proxyEnvSet ? undefined : (await this.config()).get("proxy"));
+    const caFile =
+      this.globals.caFile ??
+      (env.SVC_CA_FILE?.trim() ? env.SVC_CA_FILE : (await this.config()).get("ca-file"));
+    return { env, ...(proxy ? { proxy } : {}), ...(caFile ? { caFile } : {}) };
   }
 
   /** Writes one JSON document to stdout. */
@@ -140,6 +172,25 @@ export class Session {
 
   /** Closes the HTTP client's connections. */
   async close(): Promise<void> {
-    await this.#http?.close();
+    await Promise.all([...this.#http.values()].map((client) => client.close()));
   }
+}
+
+/** Signals whose handling belongs to `systemContext()` (cli-contract "Exit codes": 130/143). */
+const OWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loads a module and removes the SIGINT/SIGTERM/SIGHUP listeners it added on import: `conf`
+ * pulls in `atomically` → `when-exit`, which re-raises the signal at once and so kills the run
+ * before it can keep partial data, release the lock and print "interrupted" (exit 130/143).
+ */
+async function withoutForeignSignalHooks<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Map(OWN_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const loaded = await load();
+  for (const sig of OWN_SIGNALS) {
+    for (const listener of process.listeners(sig)) {
+      if (!before.get(sig)?.has(listener)) process.removeListener(sig, listener);
+    }
+  }
+  return loaded;
 }

@@ -1,6 +1,7 @@
 import { Command, type Option } from "commander";
 import { UsageError } from "../errors/usage-error.js";
 import { examples, type OpenSession } from "./command-kit.js";
+import { SETTABLE } from "./config/settable.js";
 
 /** Shells `svc-dl completion` writes scripts for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -12,8 +13,18 @@ interface Node {
   path: string[];
   description: string;
   subcommands: { name: string; description: string }[];
-  options: { flags: string[]; description: string; takesValue: boolean }[];
+  options: { flags: string[]; description: string; takesValue: boolean; values: string[] }[];
+  /** Values the first argument takes (shells, config keys), when it has a fixed set. */
+  argValues: readonly string[];
 }
+
+/** Fixed values of a command's first argument, by command path. */
+const ARGUMENT_VALUES: Readonly<Record<string, readonly string[]>> = {
+  "svc-dl completion": SHELLS,
+  "svc-dl config get": SETTABLE,
+  "svc-dl config set": SETTABLE,
+  "svc-dl config unset": SETTABLE,
+};
 
 function optionsOf(cmd: Command): Node["options"] {
   const options: readonly Option[] = cmd.options;
@@ -23,8 +34,14 @@ function optionsOf(cmd: Command): Node["options"] {
       flags: [o.short, o.long].filter((f): f is string => typeof f === "string"),
       description: o.description,
       takesValue: o.required || o.optional,
+      values: o.argChoices ?? [],
     }));
-  out.push({ flags: ["-h", "--help"], description: "show help for a command", takesValue: false });
+  out.push({
+    flags: ["-h", "--help"],
+    description: "show help for a command",
+    takesValue: false,
+    values: [],
+  });
   return out;
 }
 
@@ -36,6 +53,7 @@ function collect(cmd: Command, path: string[], out: Node[]): Node[] {
     description: cmd.description(),
     subcommands: subs.map((c) => ({ name: c.name(), description: firstLine(c.description()) })),
     options: optionsOf(cmd),
+    argValues: ARGUMENT_VALUES[path.join(" ")] ?? [],
   });
   for (const sub of subs) collect(sub, [...path, sub.name()], out);
   return out;
@@ -67,11 +85,23 @@ function bashScript(nodes: Node[]): string {
     .map((n) => {
       const words = [
         ...n.subcommands.map((s) => s.name),
+        ...n.argValues,
         ...n.options.flatMap((o) => o.flags),
         ...(n.path.length > 1 ? globals.flatMap((o) => o.flags) : []),
       ];
       return `    ${q(n.path.join(" "))}) words=${q([...new Set(words)].join(" "))} ;;`;
     })
+    .join("\n");
+  const valueCases = nodes
+    .flatMap((n) =>
+      n.options
+        .filter((o) => o.values.length > 0)
+        .flatMap((o) =>
+          o.flags.map(
+            (f) => `    ${q(`${n.path.join(" ")} ${f}`)}) words=${q(o.values.join(" "))} ;;`,
+          ),
+        ),
+    )
     .join("\n");
   return `# bash completion for svc-dl. Install:
 #   svc-dl completion bash > ~/.local/share/bash-completion/completions/svc-dl
@@ -81,9 +111,6 @@ _svc_dl_complete() {
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev=""
   if (( COMP_CWORD > 0 )); then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
-  case "$prev" in
-    ${[...valued].map(q).join("|") || "''"}) return 0 ;;
-  esac
   cmdpath="svc-dl"
   for (( i = 1; i < COMP_CWORD; i++ )); do
     w="\${COMP_WORDS[i]}"
@@ -91,6 +118,17 @@ _svc_dl_complete() {
       ${nested.map(q).join("|") || "''"}) cmdpath="$cmdpath $w" ;;
     esac
   done
+  words=""
+  case "$cmdpath $prev" in
+${valueCases}
+  esac
+  if [[ -n "$words" ]]; then
+    COMPREPLY=( $(compgen -W "$words" -- "$cur") )
+    return 0
+  fi
+  case "$prev" in
+    ${[...valued].map(q).join("|") || "''"}) return 0 ;;
+  esac
   case "$cmdpath" in
 ${cases}
     *) words="" ;;
@@ -115,9 +153,13 @@ function zshScript(nodes: Node[]): string {
       const opts = [...n.options, ...(n.path.length > 1 ? globals : [])].flatMap((o) =>
         o.flags.map((f) => q(`${zshEscape(f)}:${zshEscape(o.description)}`)),
       );
+      const values = n.options
+        .filter((o) => o.values.length > 0)
+        .flatMap((o) => o.flags.map((f) => `${f}) vals=(${o.values.map(q).join(" ")}) ;;`));
       return `    ${q(n.path.join(" "))})
-      cmds=(${cmds.join(" ")})
+      cmds=(${[...cmds, ...n.argValues.map(q)].join(" ")})
       opts=(${[...new Set(opts)].join(" ")})
+      case "\${words[CURRENT-1]}" in ${values.join(" ")} esac
       ;;`;
     })
     .join("\n");
@@ -126,7 +168,7 @@ function zshScript(nodes: Node[]): string {
 # or add to ~/.zshrc (after compinit):  source <(svc-dl completion zsh)
 _svc_dl() {
   local cmdpath="svc-dl" w i
-  local -a cmds opts
+  local -a cmds opts vals
   for (( i = 2; i < CURRENT; i++ )); do
     w="\${words[i]}"
     case "$cmdpath $w" in
@@ -136,7 +178,9 @@ _svc_dl() {
   case "$cmdpath" in
 ${cases}
   esac
-  if [[ "\${words[CURRENT]}" == -* ]]; then
+  if (( \${#vals} )); then
+    compadd -a vals
+  elif [[ "\${words[CURRENT]}" == -* ]]; then
     _describe -t options 'option' opts
   else
     _describe -t commands 'command' cmds || _files
@@ -171,6 +215,9 @@ function fishScript(nodes: Node[]): string {
     for (const s of n.subcommands) {
       lines.push(`complete -c svc-dl -f -n ${q(condition)} -a ${q(s.name)} -d ${q(s.description)}`);
     }
+    if (n.argValues.length > 0) {
+      lines.push(`complete -c svc-dl -f -n ${q(condition)} -a ${q(n.argValues.join(" "))}`);
+    }
     for (const o of n.options) {
       const parts = ["complete -c svc-dl"];
       if (n.path.length > 1) parts.push(`-n ${q(condition.replace(/; and not .*$/, ""))}`);
@@ -178,7 +225,8 @@ function fishScript(nodes: Node[]): string {
         if (f.startsWith("--")) parts.push(`-l ${f.slice(2)}`);
         else parts.push(`-s ${f.slice(1)}`);
       }
-      if (o.takesValue) parts.push("-r");
+      if (o.values.length > 0) parts.push(`-x -a ${q(o.values.join(" "))}`);
+      else if (o.takesValue) parts.push("-r");
       parts.push(`-d ${q(o.description)}`);
       lines.push(parts.join(" "));
     }

@@ -1,5 +1,6 @@
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { keyPreview as formatPreview } from "../io/key-preview.js";
 
 /** Where the API key came from. */
 export type ApiKeySource = "env" | "config";
@@ -15,13 +16,9 @@ export function isLicenseKey(value: string): boolean {
   return value.startsWith("SVC_");
 }
 
-/**
- * A short, safe prefix of a secret for messages: at most the first 12 characters followed
- * by `…`, and never more than a third of the value.
- */
+/** A short, safe prefix of a key for messages (see `io/key-preview.ts`, the one format). */
 export function keyPreview(value: string): string {
-  const visible = Math.min(12, Math.floor(value.length / 3));
-  return `${value.slice(0, visible)}…`;
+  return formatPreview({ value });
 }
 
 /**
@@ -45,7 +42,6 @@ export function resolveApiKey(sources: {
   if (!candidate) {
     throw new SvcError(`no API key configured for ${sources.origin}`, {
       code: "no_api_key",
-      exitCode: 3,
       hint: "Set SVC_API_KEY or run `svc-dl auth login` (keys are created under Account › Connections › API keys).",
     });
   }

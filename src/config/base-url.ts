@@ -11,10 +11,13 @@ export interface ResolvedBaseUrl {
   readonly source: SettingSource;
 }
 
-/** True for `localhost`, `127.0.0.0/8` and `[::1]`. */
+/**
+ * True for `localhost`, `127.0.0.0/8` and `[::1]` only (cli-contract "Configuration"). Names
+ * under `.localhost` are not loopback here: they are resolved through DNS like any other name.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost")) return true;
+  if (host === "localhost") return true;
   if (isIP(host) === 4) return host.startsWith("127.");
   if (isIP(host) === 6) return host === "::1" || host === "0:0:0:0:0:0:0:1";
   return false;

@@ -11,12 +11,16 @@ import { ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
 export interface ConfigSchema {
   /** The service address (`{base_url}` of the spec, without `/api`). */
   "base-url"?: string;
+  /** Proxy for every request (`http://host:port`), below `--proxy` and the proxy env vars. */
+  proxy?: string;
+  /** Extra trusted CA certificates (PEM file path), below `--ca-file` and `SVC_CA_FILE`. */
+  "ca-file"?: string;
   /** API keys by service origin (`https://host:port`). */
   keys?: Record<string, string>;
 }
 
 /** Settable keys of `svc-dl config set`. */
-export const SETTABLE_KEYS = ["base-url"] as const;
+export const SETTABLE_KEYS = ["base-url", "proxy", "ca-file"] as const;
 export type SettableKey = (typeof SETTABLE_KEYS)[number];
 
 /** True when `key` is one of {@link SETTABLE_KEYS}. */

@@ -1,8 +1,9 @@
-import { readBodyText } from "../api/body.js";
-import type { HttpResponse } from "../api/http.js";
-import { headerValue } from "../api/http.js";
 import { exitCodeForApiCode, hintForApiCode } from "../errors/api-codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { readBodyText } from "../http/body.js";
+import type { HttpResponse } from "../http/client.js";
+import { headerValue } from "../http/client.js";
+import { Redactor } from "../http/redact.js";
 
 /** The JSON body of `POST {base_url}/api/download` (spec "POST /api/download (legacy)"). */
 export interface LegacyRequestBody {
@@ -68,16 +69,23 @@ export function sanitize(text: string, licenseKey: string): string {
     .replace(/\s+/g, " ")
     .trim();
   if (licenseKey.length >= 4) out = out.split(licenseKey).join("[license key]");
-  return out;
+  // …and the key without its SVC_ prefix, or any 16-character fragment of it.
+  return new Redactor("", [licenseKey]).text(out);
 }
 
 /** Removes the license key from an error's message and hint before it is printed. */
 export function scrubError(err: unknown, licenseKey: string): unknown {
   if (licenseKey.length < 4 || !(err instanceof Error)) return err;
-  if (err.message.includes(licenseKey))
-    err.message = err.message.split(licenseKey).join("[license key]");
-  if (err instanceof SvcError && err.hint?.includes(licenseKey)) {
-    (err as { hint: string | undefined }).hint = err.hint.split(licenseKey).join("[license key]");
+  const redactor = new Redactor("", [licenseKey]);
+  if (err instanceof SvcError) {
+    const copy = err.redacted(licenseKey, "[license key]");
+    // also every fragment of the key and the key without its prefix (the one redactor's rules)
+    return Object.assign(copy, {
+      message: redactor.text(copy.message),
+      hint: copy.hint === undefined ? undefined : redactor.text(copy.hint),
+      requestId: copy.requestId === null ? null : redactor.text(copy.requestId),
+    });
   }
+  err.message = redactor.text(err.message.split(licenseKey).join("[license key]"));
   return err;
 }

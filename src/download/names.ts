@@ -10,7 +10,7 @@ export type Edition = "standard" | "authoring";
 const MAX_NAME_BYTES = 200;
 
 /**
- * Checks a pack or asset slug given on the command line (issue 4 item 6): refuses an empty
+ * Checks a pack or asset slug given on the command line: refuses an empty
  * slug, `.`, `..`, and slugs containing `/`, `\` or control characters. Throws UsageError
  * (exit 2, code `invalid_slug`). Returns the slug unchanged; callers percent-encode it.
  */
@@ -23,7 +23,7 @@ export function validateSlug(slug: string, what = "slug"): string {
   if (problem) {
     throw new UsageError(`invalid ${what} ${JSON.stringify(slug)}: it ${problem}`, {
       code: "invalid_slug",
-      hint: "Use the slug exactly as `svc-dl packs list` shows it.",
+      hint: `Use the slug exactly as \`svc-dl ${what.startsWith("asset") ? "assets" : "packs"} list\` shows it.`,
     });
   }
   return slug;

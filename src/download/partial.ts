@@ -20,6 +20,7 @@ import { fsError } from "./writer.js";
 export interface PartialMeta extends ItemRef {
   version: 1;
   etag: string;
+  /** Full size in bytes; -1 when the response had no Content-Length (chunked) and no range total yet. */
   total: number;
   /** The final file name chosen for it, when known (a safe base name, checked on read). */
   file?: string;
@@ -63,7 +64,7 @@ export function readPartial(
     return undefined;
   }
   const meta = parseMeta(readMetaText(paths.meta), item);
-  if (!meta || st.size > meta.total || st.size === 0) {
+  if (!meta || (meta.total >= 0 && st.size > meta.total) || st.size === 0) {
     removePartial(paths);
     return undefined;
   }

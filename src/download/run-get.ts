@@ -1,6 +1,6 @@
-import type { HttpClient, HttpResponse } from "../api/http.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import type { HttpClient, HttpResponse } from "../http/client.js";
 import { createProgress, type FileOutcome } from "../io/progress.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";
@@ -51,6 +51,11 @@ export interface GetRequest {
   output: string | undefined;
   force: boolean;
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
+  /**
+   * Runs after a download into a directory (not `-o -`), with the directory lock still held
+   * (`--extract`); the members it returns are added to the `--json` document.
+   */
+  afterDownload?: (result: DownloadResult) => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -90,6 +95,7 @@ export async function runGet(
         })
       : undefined;
   let result: DownloadResult;
+  let extra: Record<string, unknown> = {};
   try {
     const source = typeof req.source === "function" ? await req.source() : req.source;
     const common = {
@@ -109,6 +115,7 @@ export async function runGet(
         force: req.force,
         lock: false,
       });
+      if (req.afterDownload) extra = await req.afterDownload(result);
     }
   } catch (err) {
     if (client.signal?.aborted) throw interruptedReason(client.signal);
@@ -117,7 +124,7 @@ export async function runGet(
     progress.stop();
     await lock?.release();
   }
-  if (globals.json) session.printJson(toJsonDocument(result));
+  if (globals.json) session.printJson({ ...toJsonDocument(result), ...extra });
   else if (destination.kind !== "stdout") session.print(result.path);
   return result;
 }

@@ -1,24 +1,23 @@
 import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
-import type { HttpClient, HttpResponse } from "../api/http.js";
-import { headerValue } from "../api/http.js";
 import { NetworkError } from "../errors/network-error.js";
-import { ResponseError } from "../errors/response-error.js";
-import { SvcError } from "../errors/svc-error.js";
+import type { SvcError } from "../errors/svc-error.js";
+import type { HttpClient, HttpResponse } from "../http/client.js";
+import { headerValue } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
-import { parseContentLength, parseContentRange } from "./content-range.js";
+import { type DownloadResult, formatOf } from "./engine.js";
+import { corruptDownload } from "./errors.js";
 import {
-  type DownloadResult,
+  type BodyHead,
+  type DownloadSink,
   type DownloadSource,
-  formatOf,
+  fetchBody,
   interruptedReason,
   isStrongEtag,
-  MIN_PROGRESS_BYTES,
-} from "./engine.js";
-import { corruptDownload } from "./errors.js";
-import { checkLeadingBytes, checkZipTail } from "./format.js";
+  type ResumePoint,
+} from "./fetch-body.js";
+import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
 import { fallbackFileName, nameFromContentDisposition } from "./names.js";
-import { dropBody } from "./pump.js";
 import type { ItemRef } from "./state.js";
 
 /** Options of {@link downloadToStream}. */
@@ -35,20 +34,30 @@ export interface StreamDownloadOptions extends ItemRef {
 const ZIP_TAIL = 22 + 0xffff;
 
 /**
- * `-o -` (cli-contract "Downloads"): streams one item to `out` with no partial file, no state
- * and no lock, honouring `out`'s backpressure. Nothing is written until the leading bytes pass
- * the format check (an HTML error page never reaches stdout). A dropped connection is resumed
- * within the run with `Range` + `If-Range` (only a matching 206 continues; anything else fails,
- * since bytes already written cannot be taken back). At the end the size (and for ZIP the
- * end-of-central-directory record) is checked: a failure exits 7 `corrupt_download`.
- * Returns the result with `path` "-". Throws as {@link downloadItem}.
+ * `-o -` (cli-contract "Downloads"): the same transfer as `-o DIR` ({@link fetchBody}: one
+ * transport, retries, Range resume within the run) into a stdout sink: no partial file, no
+ * state, no lock, `out`'s backpressure honoured (the socket pauses). Nothing is written until
+ * the leading bytes pass the format check (an HTML error page never reaches stdout); the
+ * SHA-256 is computed as for a file. A resume must continue the same bytes (a 206 of the same
+ * ETag); anything else fails, since bytes already written cannot be taken back. At the end the
+ * size (and for ZIP the end-of-central-directory record) is checked: a failure exits 7
+ * `corrupt_download`. Returns the result with `path` "-". Throws as {@link downloadItem}.
  */
 export async function downloadToStream(
   client: HttpClient,
   opts: StreamDownloadOptions,
 ): Promise<DownloadResult> {
   try {
-    return await run(client, opts);
+    return await fetchBody(
+      client,
+      {
+        source: opts.source,
+        errorFromResponse: opts.errorFromResponse,
+        onNotice: opts.onNotice,
+        label: opts.slug,
+      },
+      new StreamSink(opts, client.signal),
+    );
   } catch (err) {
     if (client.signal?.aborted) throw interruptedReason(client.signal);
     throw err;
@@ -57,201 +66,128 @@ export async function downloadToStream(
   }
 }
 
-async function run(client: HttpClient, opts: StreamDownloadOptions): Promise<DownloadResult> {
-  const format = formatOf(opts.kind);
-  const hash = createHash("sha256");
-  const retries = client.newRetryBudget();
-  let written = 0;
-  let total: number | undefined;
-  let etag: string | null = null;
-  let name = fallbackFileName(opts.kind, opts.slug, opts.edition);
-  let head: Buffer = Buffer.alloc(0);
-  let headChecked = false;
-  let tail: Buffer = Buffer.alloc(0);
-  let refreshes = 0;
-  let lastResponse: HttpResponse | undefined;
+/** The stdout sink of {@link fetchBody}. */
+class StreamSink implements DownloadSink<DownloadResult> {
+  readonly #opts: StreamDownloadOptions;
+  readonly #signal: AbortSignal | undefined;
+  readonly #format: FileFormat;
+  readonly #hash = createHash("sha256");
+  #written = 0;
+  #total: number | undefined;
+  #etag: string | null = null;
+  #name: string;
+  #head: Buffer = Buffer.alloc(0);
+  #headChecked = false;
+  #tail: Buffer = Buffer.alloc(0);
+  #res: HttpResponse | undefined;
 
-  for (;;) {
-    const headers: Record<string, string> = { ...opts.source.headers };
-    if (written > 0 && etag) {
-      headers.range = `bytes=${written}-`;
-      headers["if-range"] = etag;
-    }
-    let res: HttpResponse;
-    try {
-      res = await client.send({
-        url: opts.source.url,
-        method: opts.source.method ?? "GET",
-        headers,
-        budget: "download",
-        ...(opts.source.body !== undefined ? { body: opts.source.body } : {}),
-        ...(opts.source.authenticate === false ? { authenticate: false } : {}),
-      });
-    } catch (err) {
-      await retries.wait(client.failureFromError(err), client.signal);
-      continue;
-    }
-    lastResponse = res;
-    if ((res.status === 403 || res.status === 410) && res.url.origin !== client.serviceOrigin) {
-      if (++refreshes <= 5) {
-        dropBody(res.body);
-        opts.onNotice?.(`download link expired (HTTP ${res.status}); asking for a fresh one`);
-        continue;
-      }
-    }
-    if (res.status === 429 || res.status >= 500) {
-      const outcome = await client.failureFromResponse(res);
-      if ("kind" in outcome) {
-        await retries.wait(outcome, client.signal);
-        continue;
-      }
-      throw outcome;
-    }
-    if (written > 0) {
-      const range = parseContentRange(headerValue(res.headers, "content-range"));
-      if (
-        res.status !== 206 ||
-        range?.kind !== "range" ||
-        range.start !== written ||
-        range.total !== total
-      ) {
-        dropBody(res.body);
-        throw new NetworkError(
-          `the connection dropped after ${written} bytes and the service could not resume the same file (HTTP ${res.status}); output is incomplete`,
-          { httpStatus: res.status, requestId: res.requestId },
-        );
-      }
-    } else if (res.status === 200) {
-      etag = headerValue(res.headers, "etag") ?? null;
-      if (!isStrongEtag(etag)) etag = null;
-      total = parseContentLength(headerValue(res.headers, "content-length"));
-      name = nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ?? name;
-      opts.progress.start({ name, total, offset: 0 });
-    } else if (res.status >= 200 && res.status < 400) {
-      dropBody(res.body);
-      throw new ResponseError(`unexpected HTTP ${res.status} for a download`, {
-        httpStatus: res.status,
-        requestId: res.requestId,
-      });
-    } else {
-      throw opts.errorFromResponse
-        ? await opts.errorFromResponse(res)
-        : await client.errorFromResponse(res);
-    }
+  constructor(opts: StreamDownloadOptions, signal: AbortSignal | undefined) {
+    this.#opts = opts;
+    this.#signal = signal;
+    this.#format = formatOf(opts.kind);
+    this.#name = fallbackFileName(opts.kind, opts.slug, opts.edition);
+  }
 
-    const before = written;
-    try {
-      for await (const raw of res.body) {
-        const chunk = raw as Buffer;
-        if (total !== undefined && written + head.length + chunk.length > total) {
-          dropBody(res.body);
-          throw corruptDownload(`the server sent more than the announced ${total} bytes`, {
-            httpStatus: res.status,
-            requestId: res.requestId,
-          });
-        }
-        let toWrite = chunk;
-        if (!headChecked) {
-          head = Buffer.concat([head, chunk]);
-          const need = format === "glb" ? 12 : 4;
-          if (head.length < need) continue;
-          const problem = checkLeadingBytes(format, head, total);
-          if (problem) {
-            dropBody(res.body);
-            throw corruptDownload(problem, { httpStatus: res.status, requestId: res.requestId });
-          }
-          headChecked = true;
-          toWrite = head;
-          head = Buffer.alloc(0);
-        }
-        hash.update(toWrite);
-        if (
-          format === "zip" &&
-          (total === undefined || written + toWrite.length > total - ZIP_TAIL)
-        ) {
-          tail = keepTail(tail, toWrite);
-        }
-        written += toWrite.length;
-        opts.progress.advance(toWrite.length);
-        if (!opts.out.write(toWrite)) await drained(opts.out, client.signal);
-      }
-    } catch (err) {
-      if (err instanceof SvcError) throw err;
-      if (client.signal?.aborted) throw interruptedReason(client.signal);
-      if (written - before >= MIN_PROGRESS_BYTES) retries.resetFailures();
-      if (!etag || total === undefined || written === 0) {
-        if (written > 0) {
-          throw new NetworkError(
-            `the connection dropped after ${written} bytes and the file cannot be resumed safely; output is incomplete`,
-            { requestId: res.requestId, cause: err },
-          );
-        }
-        head = Buffer.alloc(0);
-      }
-      await retries.wait(
-        {
-          kind: "network",
-          error: new NetworkError(
-            `connection lost during the download: ${(err as Error).message}`,
-            {
-              requestId: res.requestId,
-              cause: err,
-            },
-          ),
-        },
-        client.signal,
-      );
-      continue;
+  resumePoint(): ResumePoint | undefined {
+    if (this.#written === 0 || !isStrongEtag(this.#etag) || this.#total === undefined) {
+      return undefined;
     }
-    if (!headChecked) {
-      throw corruptDownload(`only ${head.length} bytes received`, {
-        httpStatus: res.status,
-        requestId: res.requestId,
-      });
-    }
-    if (total !== undefined && written < total) {
-      if (!etag) {
-        throw corruptDownload(`the download ended after ${written} of ${total} bytes`, {
-          httpStatus: res.status,
-          requestId: res.requestId,
-        });
-      }
-      await retries.wait(
-        {
-          kind: "network",
-          error: new NetworkError(`the download ended after ${written} of ${total} bytes`, {
-            requestId: res.requestId,
-          }),
-        },
-        client.signal,
-      );
-      continue;
-    }
-    break;
+    return { offset: this.#written, etag: this.#etag, total: this.#total };
   }
-  if (format === "zip") {
-    const problem = checkZipTail(tail, written);
-    if (problem) {
-      throw corruptDownload(problem, {
-        httpStatus: lastResponse?.status ?? null,
-        requestId: lastResponse?.requestId ?? null,
-      });
-    }
+
+  unchanged(): never {
+    throw new Error("stdout downloads are never conditional");
   }
-  const sha256 = hash.digest("hex");
-  opts.progress.done({ name, bytes: written, resumedFrom: 0, outcome: "downloaded" });
-  return {
-    kind: opts.kind,
-    slug: opts.slug,
-    edition: opts.edition,
-    path: "-",
-    file: name,
-    bytes: written,
-    sha256,
-    etag,
-    status: "downloaded",
-    resumedFrom: 0,
-  };
+
+  completeOnDisk(res: HttpResponse): Promise<DownloadResult> {
+    return this.finish(res);
+  }
+
+  begin(res: HttpResponse, head: BodyHead): undefined {
+    this.#res = res;
+    if (head.start === 0) {
+      this.#etag = isStrongEtag(head.etag) ? head.etag : null;
+      this.#total = head.total;
+      this.#name =
+        nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ?? this.#name;
+      this.#opts.progress.start({ name: this.#name, total: head.total, offset: 0 });
+    }
+    return undefined;
+  }
+
+  write(chunk: Buffer): undefined | Promise<void> {
+    let out = chunk;
+    if (!this.#headChecked) {
+      this.#head = Buffer.concat([this.#head, chunk]);
+      if (this.#head.length < (this.#format === "glb" ? 12 : 4)) return undefined;
+      const problem = checkLeadingBytes(this.#format, this.#head, this.#total);
+      if (problem) throw corruptDownload(problem, this.#where());
+      this.#headChecked = true;
+      out = this.#head;
+      this.#head = Buffer.alloc(0);
+    }
+    this.#hash.update(out);
+    if (
+      this.#format === "zip" &&
+      (this.#total === undefined || this.#written + out.length > this.#total - ZIP_TAIL)
+    ) {
+      this.#tail = keepTail(this.#tail, out);
+    }
+    this.#written += out.length;
+    this.#opts.progress.advance(out.length);
+    if (this.#opts.out.write(out)) return undefined;
+    return drained(this.#opts.out, this.#signal);
+  }
+
+  bytes(): number {
+    return this.#written + this.#head.length;
+  }
+
+  end(): void {}
+
+  reset(reason: string): void {
+    if (this.#written > 0) {
+      throw new NetworkError(
+        `the transfer failed after ${this.#written} bytes and cannot continue the same bytes (${reason}); output is incomplete`,
+        { ...this.#where(), hint: "Run the command again, or download with -o DIR to resume." },
+      );
+    }
+    this.#head = Buffer.alloc(0);
+  }
+
+  async finish(res: HttpResponse): Promise<DownloadResult> {
+    this.#res = res;
+    if (!this.#headChecked) {
+      throw corruptDownload(`only ${this.#head.length} bytes received`, this.#where());
+    }
+    if (this.#format === "zip") {
+      const problem = checkZipTail(this.#tail, this.#written);
+      if (problem) throw corruptDownload(problem, this.#where());
+    }
+    const { kind, slug, edition } = this.#opts;
+    this.#opts.progress.done({
+      name: this.#name,
+      bytes: this.#written,
+      resumedFrom: 0,
+      outcome: "downloaded",
+    });
+    return {
+      kind,
+      slug,
+      edition,
+      path: "-",
+      file: this.#name,
+      bytes: this.#written,
+      sha256: this.#hash.digest("hex"),
+      etag: this.#etag,
+      status: "downloaded",
+      resumedFrom: 0,
+    };
+  }
+
+  #where(): { httpStatus: number | null; requestId: string | null } {
+    return { httpStatus: this.#res?.status ?? null, requestId: this.#res?.requestId ?? null };
+  }
 }
 
 function keepTail(tail: Buffer, chunk: Buffer): Buffer {

@@ -1,49 +1,39 @@
 import { createHash, type Hash } from "node:crypto";
-import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync, writevSync } from "node:fs";
 import { FileSystemError } from "../errors/file-system-error.js";
 
-/**
- * The fast writer of the download engine (issue 7). Every chunk is hashed (SHA-256) as it
- * arrives and written synchronously on a raw fd: measured faster and with less CPU than
- * `fs.createWriteStream` (no thread-pool round trip per chunk) and than async `fs.write` of
- * 1 MiB batches on the thread pool (which raised system time on this 2-core machine). Large
- * chunks (≥ `directBytes`) are written straight from the caller's buffer; small ones are copied
- * into one reused batch buffer of `batchBytes` and written when it is full, after `maxDelayMs`,
- * or at `flush`/`close`. The writer never keeps a reference to a caller's chunk, so callers may
- * reuse their buffer (the socket transport does). Memory: one batch buffer, allocated on first
- * use. Because `write()` returns only after the bytes are in the file or the batch, a reader
- * that calls it from its read callback honours backpressure without buffering.
- */
+/** How a {@link HashingFileWriter} batches its writes. */
 export interface WriterTuning {
-  /** Size of the batch buffer for small chunks, in bytes; default 1 MiB. */
+  /** Bytes gathered before one `writevSync`; default 1 MiB. */
   batchBytes: number;
-  /** Chunks of at least this many bytes are written directly, unbatched; default 128 KiB. */
-  directBytes: number;
-  /** Longest time batched bytes wait on a slow connection, in ms; default 500. */
+  /** Longest time gathered bytes wait on a slow connection, in ms; default 500. */
   maxDelayMs: number;
 }
 
 /** Default {@link WriterTuning}. */
 export const DEFAULT_TUNING: WriterTuning = {
   batchBytes: 1 << 20,
-  directBytes: 128 * 1024,
   maxDelayMs: 500,
 };
 
-/** A file being written by the engine, with a running SHA-256 of every byte in it. */
+/**
+ * A file being written by the download core, with a running SHA-256 of every byte in it. Body
+ * chunks from undici's data callback are hashed at once and kept (no copy: undici hands over a
+ * fresh view per socket read) until about 1 MiB is gathered, then written with one `writevSync`
+ * on a raw fd: measured the fastest undici body path (docs/performance.md). Because `write()`
+ * returns only after the bytes are in the file or the batch, a data callback that calls it
+ * honours backpressure without buffering more than one batch.
+ */
 export interface HashingFileWriter {
-  /**
-   * Hashes and writes (or batches a copy of) one chunk; `chunk` is not retained. Throws
-   * FileSystemError (exit 8) on write failure.
-   */
+  /** Hashes `chunk` and gathers it (kept by reference). Throws FileSystemError (exit 8) on write failure. */
   write(chunk: Buffer): void;
-  /** Writes out the batched bytes. */
+  /** Writes out the gathered bytes. */
   flush(): void;
   /** Flushes and closes the fd (idempotent; never throws after a failure was already thrown). */
   close(): void;
   /** Lower-case hex SHA-256 of everything written so far (call once, after `close`). */
   digest(): string;
-  /** Bytes in the file: the existing part plus everything written. */
+  /** Bytes in the file: the existing part plus everything written or gathered. */
   readonly bytes: number;
 }
 
@@ -73,30 +63,37 @@ export function openHashingWriter(
       throw fsError(`cannot read ${path}`, err);
     }
   }
-  let batch: Buffer | undefined;
+  let pending: Buffer[] = [];
   let pendingBytes = 0;
   let closed = false;
   let lastFlushAt = Date.now();
 
-  /** Writes all of `buf[0, length)` at `position` (loops over short writes). */
-  const writeAll = (buf: Buffer, length: number): void => {
+  const flush = (): void => {
+    lastFlushAt = Date.now();
+    if (pendingBytes === 0) return;
+    const chunks = pending;
+    const length = pendingBytes;
+    pending = [];
+    pendingBytes = 0;
     try {
-      let done = 0;
-      while (done < length) {
-        done += writeSync(fd, buf, done, length - done, position + done);
+      let done = writevSync(fd, chunks, position);
+      // A short write (rare on regular files): write the rest chunk by chunk.
+      let offset = 0;
+      for (const chunk of chunks) {
+        const end = offset + chunk.length;
+        if (done < end) {
+          let from = Math.max(0, done - offset);
+          while (from < chunk.length) {
+            from += writeSync(fd, chunk, from, chunk.length - from, position + offset + from);
+          }
+          done = end;
+        }
+        offset = end;
       }
     } catch (err) {
       throw fsError(`cannot write ${path}`, err);
     }
     position += length;
-  };
-
-  const flush = (): void => {
-    lastFlushAt = Date.now();
-    if (pendingBytes === 0 || !batch) return;
-    const length = pendingBytes;
-    pendingBytes = 0;
-    writeAll(batch, length);
   };
 
   return {
@@ -105,16 +102,9 @@ export function openHashingWriter(
     },
     write(chunk) {
       hash.update(chunk);
-      if (chunk.length >= tuning.directBytes || chunk.length > tuning.batchBytes) {
-        flush();
-        writeAll(chunk, chunk.length);
-        return;
-      }
-      batch ??= Buffer.allocUnsafeSlow(tuning.batchBytes);
-      if (pendingBytes + chunk.length > batch.length) flush();
-      chunk.copy(batch, pendingBytes);
+      pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes === batch.length || Date.now() - lastFlushAt >= tuning.maxDelayMs) {
+      if (pendingBytes >= tuning.batchBytes || Date.now() - lastFlushAt >= tuning.maxDelayMs) {
         flush();
       }
     },

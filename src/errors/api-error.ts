@@ -1,10 +1,9 @@
-import { exitCodeForApiCode, hintForApiCode } from "./api-codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
- * A failure answered by the service in the spec's error shape
- * (`{error:{code,message,request_id}}`, spec "Errors"). The exit code and hint come from
- * the one table in `api-codes.ts`.
+ * A failure the service answered (spec "Errors"): the spec's error shape
+ * (`{error:{code,message,request_id}}`), or a 5xx answer without it (`internal_error` /
+ * `server_error`). Exit code, retryable and hint come from the table in `codes.ts`.
  */
 export class ApiError extends SvcError {
   override name = "ApiError";
@@ -18,12 +17,11 @@ export class ApiError extends SvcError {
     requestId: string | null;
     hint?: string;
   }) {
-    super(`${init.message}`, {
+    super(init.message, {
       code: init.code,
-      exitCode: exitCodeForApiCode(init.code, init.httpStatus),
       httpStatus: init.httpStatus,
       requestId: init.requestId,
-      hint: init.hint ?? hintForApiCode(init.code),
+      hint: init.hint,
     });
     this.serviceMessage = init.message;
   }

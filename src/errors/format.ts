@@ -1,4 +1,5 @@
 import type { ChalkInstance } from "chalk";
+import { type HintContext, NO_COMMAND, renderHint } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /** The `--json` error document of cli-contract "Streams and output". */
@@ -8,34 +9,48 @@ export interface JsonErrorDocument {
     message: string;
     http_status: number | null;
     request_id: string | null;
+    /** True when running the same command again later may succeed. */
+    retryable: boolean;
+    /** The next step, naming only commands and flags that exist; null when there is none. */
+    hint: string | null;
   };
 }
 
-/** Wraps anything thrown into an SvcError (unexpected failures become `internal` with exit 1). */
+/** Wraps anything thrown into an SvcError (unexpected failures become `unexpected`, exit 1). */
 export function toSvcError(err: unknown): SvcError {
   if (err instanceof SvcError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new SvcError(`unexpected failure: ${message}`, {
-    code: "unexpected",
-    exitCode: 1,
-    hint: "Run again with --verbose for details, and report it if it persists.",
-    cause: err,
+  return new SvcError(`unexpected failure: ${message}`, { code: "unexpected", cause: err });
+}
+
+/** The hint of an error for the command at hand: the table's, else the error's own. */
+export function hintFor(err: SvcError, c: Omit<HintContext, "detail"> = NO_COMMAND): string | null {
+  return renderHint(err.code, {
+    command: c.command,
+    has: c.has,
+    exists: c.exists,
+    detail: err.hint,
   });
 }
 
 /**
  * Builds the `--json` error document (cli-contract "Streams and output"): `http_status` and
  * `request_id` are null when no response was received (a connection failure keeps the id it
- * sent in the human message only). The hint follows the message after " — ".
+ * sent in the human message only).
  */
-export function jsonErrorDocument(err: SvcError): JsonErrorDocument {
+export function jsonErrorDocument(
+  err: SvcError,
+  c: Omit<HintContext, "detail"> = NO_COMMAND,
+): JsonErrorDocument {
   const answered = err.httpStatus !== null;
   return {
     error: {
       code: err.code,
-      message: err.hint ? `${err.message} — ${err.hint}` : err.message,
+      message: err.message,
       http_status: err.httpStatus,
       request_id: answered ? err.requestId : null,
+      retryable: err.retryable,
+      hint: hintFor(err, c),
     },
   };
 }
@@ -48,12 +63,14 @@ export function formatErrorForHumans(
   err: SvcError,
   colour: ChalkInstance,
   verbose: boolean,
+  c: Omit<HintContext, "detail"> = NO_COMMAND,
 ): string {
   const facts = [`code ${err.code}`];
   if (err.httpStatus !== null) facts.push(`HTTP ${err.httpStatus}`);
   if (err.requestId !== null) facts.push(`request id ${err.requestId}`);
   const lines = [`${colour.red("error:")} ${err.message} (${facts.join(", ")})`];
-  if (err.hint) lines.push(`${colour.dim("hint:")} ${err.hint}`);
+  const hint = hintFor(err, c);
+  if (hint) lines.push(`${colour.dim("hint:")} ${hint}`);
   if (verbose) {
     const causeStack = err.cause instanceof Error ? err.cause.stack : undefined;
     if (err.stack) lines.push(colour.dim(err.stack));

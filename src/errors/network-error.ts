@@ -1,8 +1,11 @@
+import { ExitCode } from "./exit-codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
- * The service could not be reached or kept failing: connection refused or dropped, timeouts,
- * 5xx after every retry, too many redirects. Exit 7 (code `network_error` unless given).
+ * The network failed before a complete answer: connection refused or dropped (`network_error`),
+ * TLS (`tls_error`), DNS (`dns_error`), a timeout (`timeout`), a proxy (`proxy_error`), a
+ * redirect that cannot be followed. Exit 7. Answers of the service (5xx included) are
+ * `ApiError`s, not network errors.
  */
 export class NetworkError extends SvcError {
   override name = "NetworkError";
@@ -18,7 +21,7 @@ export class NetworkError extends SvcError {
   ) {
     super(message, {
       code: opts.code ?? "network_error",
-      exitCode: 7,
+      exitCode: ExitCode.network,
       httpStatus: opts.httpStatus ?? null,
       requestId: opts.requestId ?? null,
       hint: opts.hint,

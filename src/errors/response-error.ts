@@ -1,3 +1,4 @@
+import { ExitCode } from "./exit-codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -22,10 +23,9 @@ export class ResponseError extends SvcError {
   ) {
     super(message, {
       code: opts.code ?? "unexpected_response",
-      exitCode: 7,
+      exitCode: ExitCode.network,
       httpStatus: opts.httpStatus,
       requestId: opts.requestId,
-      hint: "The service answered something the spec does not allow; retry later, and report the request id if it persists.",
       cause: opts.cause,
     });
     this.issues = opts.issues ?? [];

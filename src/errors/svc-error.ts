@@ -1,6 +1,9 @@
+import { exitCodeFor, isRetryable } from "./codes.js";
+
 /**
  * Base class of every error svc-dl reports to the user. `main()` turns it into one stderr
- * line (or the `--json` error document) and its `exitCode` (cli-contract "Exit codes").
+ * line (or the `--json` error document) and its `exitCode` (cli-contract "Exit codes"); the exit
+ * code, `retryable` and the hint's text come from the one table in `codes.ts`.
  */
 export class SvcError extends Error {
   override name = "SvcError";
@@ -12,14 +15,18 @@ export class SvcError extends Error {
   readonly httpStatus: number | null;
   /** Request id (`x-request-id`) of the request behind this error, or null when none was made. */
   readonly requestId: string | null;
-  /** What the user can do next; printed under the message. */
+  /**
+   * The thrower's own next step (a time, a path); the table's hint for the code, rendered for
+   * the command at hand, takes precedence where the table has a fixed one.
+   */
   readonly hint: string | undefined;
 
   constructor(
     message: string,
     init: {
       code: string;
-      exitCode: number;
+      /** Defaults to the table's exit code for `code`. */
+      exitCode?: number;
       httpStatus?: number | null;
       requestId?: string | null;
       hint?: string | undefined;
@@ -28,9 +35,26 @@ export class SvcError extends Error {
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
-    this.exitCode = init.exitCode;
     this.httpStatus = init.httpStatus ?? null;
+    this.exitCode = init.exitCode ?? exitCodeFor(init.code, this.httpStatus);
     this.requestId = init.requestId ?? null;
     this.hint = init.hint;
+  }
+
+  /** True when running the same command again later may succeed (the `--json` `retryable`). */
+  get retryable(): boolean {
+    return isRetryable(this.code, this.httpStatus);
+  }
+
+  /** A copy of this error with `text` replaced in its message and hint (secrets out of output). */
+  redacted(text: string, by: string): this {
+    if (text.length === 0) return this;
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.assign(copy, this, {
+      message: this.message.split(text).join(by),
+      hint: this.hint?.split(text).join(by),
+      stack: this.stack?.split(text).join(by),
+    });
+    return copy;
   }
 }

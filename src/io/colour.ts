@@ -7,7 +7,7 @@ let chalkModule: typeof import("chalk") | undefined;
  * Loads chalk (once; later calls resolve at once). {@link colourFor} needs it loaded first.
  * chalk costs ~8 ms of start-up, so it is loaded only when it can be used: by cli.ts before
  * printing an error and by the program's `preAction` hook before any command runs — never for
- * `--help` or `--version` (issue 7, start-up).
+ * `--help` or `--version` (start-up time).
  */
 export async function loadColour(): Promise<void> {
   chalkModule ??= await import("chalk");
@@ -15,8 +15,8 @@ export async function loadColour(): Promise<void> {
 
 /**
  * Builds the chalk instance for one stream: colour only when the stream is a TTY,
- * `NO_COLOR` is unset and `--no-color` was not given; `FORCE_COLOR` wins over the TTY check
- * (cli-contract "Streams and output"). Throws an Error if {@link loadColour} has not resolved
+ * `NO_COLOR` is unset and `--no-color` was not given; `FORCE_COLOR` wins over the TTY check,
+ * and `FORCE_COLOR=0` (or `false`) means no colour (cli-contract "Streams and output"). Throws an Error if {@link loadColour} has not resolved
  * yet (a programming error).
  */
 export function colourFor(
@@ -32,7 +32,8 @@ export function colourFor(
     return new Chalk({ level: 0 });
   }
   const forced = env.FORCE_COLOR;
-  if (forced !== undefined && forced !== "" && forced !== "0" && forced !== "false") {
+  if (forced === "0" || forced === "false") return new Chalk({ level: 0 });
+  if (forced !== undefined && forced !== "") {
     const n = Number(forced);
     const level = n === 2 || n === 3 ? n : 1;
     return new Chalk({ level });

@@ -1,16 +1,19 @@
 import type { Writable } from "node:stream";
 import cliProgress from "cli-progress";
-import type { FileOutcome, FileProgress } from "./progress.js";
-import { formatBytes, formatRate } from "./progress-format.js";
-import { type TransferStart, TransferStats } from "./transfer-stats.js";
+import { formatBytes } from "./progress-format.js";
+import { renderBarLine } from "./progress-line.js";
+import type { FileOutcome, FileProgress, TransferStart } from "./progress-types.js";
+import { TransferStats } from "./transfer-stats.js";
 
 /** Smallest gap between two bar updates, in ms (≤ 10 redraws a second). */
 const REDRAW_MS = 100;
 
 /**
- * A cli-progress bar on a terminal (name, percent, bytes, rate, ETA), redrawn at most 10 times
- * a second so it costs no throughput. `stop()` clears the bar and shows the cursor again; a
- * finished file leaves one plain line.
+ * A cli-progress bar on a terminal (name, percent, bytes, rate, ETA, fitted to `columns` by
+ * {@link renderBarLine}), redrawn at most 10 times a second so it costs no throughput. With a
+ * label (`pack 3/12` in a sync) a line above the bar gives the overall position and the bytes
+ * so far. `stop()` clears the bar and shows the cursor again; a finished file leaves one plain
+ * line.
  */
 export class BarProgress implements FileProgress {
   readonly #out: Writable;
@@ -19,10 +22,16 @@ export class BarProgress implements FileProgress {
   readonly #stats = new TransferStats();
   #lastDrawAt = 0;
   #counter = 0;
+  #rate = 0;
+  /** Bytes of the files finished so far in this run (the overall line of a sync). */
+  #bytesSoFar = 0;
+  #lastLabel: string | undefined;
+  readonly #columns: () => number;
 
-  constructor(out: Writable, now: () => number) {
+  constructor(out: Writable, now: () => number, columns?: number) {
     this.#out = out;
     this.#now = now;
+    this.#columns = () => columns || (out as { columns?: number }).columns || 80;
   }
 
   start(info: TransferStart): void {
@@ -30,23 +39,30 @@ export class BarProgress implements FileProgress {
     const now = this.#now();
     this.#stats.start(info, now);
     this.#lastDrawAt = now;
-    const prefix = info.label ? `${info.label}  ` : "";
+    if (info.label && info.label !== this.#lastLabel) {
+      this.#lastLabel = info.label;
+      this.#out.write(`${info.label}, ${formatBytes(this.#bytesSoFar)} so far\n`);
+    }
     const known = this.#stats.sized;
+    this.#rate = 0;
     this.#bar = new cliProgress.SingleBar({
       stream: this.#out as NodeJS.WritableStream,
-      format: known
-        ? `${prefix}{name} |{bar}| {percentage}% {done}/{size} {rate} ETA {eta_formatted}`
-        : `${prefix}{name} {done} {rate}`,
+      format: () =>
+        renderBarLine(
+          {
+            name: this.#stats.name,
+            bytes: this.#stats.bytes,
+            total: known ? this.#stats.total : undefined,
+            rate: this.#rate,
+          },
+          this.#columns(),
+        ),
       fps: 10,
       hideCursor: true,
       clearOnComplete: true,
-      barsize: 24,
-      etaBuffer: 50,
       linewrap: false,
-      barCompleteChar: "█",
-      barIncompleteChar: "░",
     });
-    this.#bar.start(known ? (info.total ?? 1) : 1, known ? info.offset : 0, this.#payload(0));
+    this.#bar.start(known ? (info.total ?? 1) : 1, known ? info.offset : 0);
   }
 
   advance(bytes: number): void {
@@ -55,14 +71,13 @@ export class BarProgress implements FileProgress {
     const now = this.#now();
     if (now - this.#lastDrawAt < REDRAW_MS) return;
     this.#lastDrawAt = now;
-    this.#bar?.update(
-      this.#stats.sized ? this.#stats.bytes : 0,
-      this.#payload(this.#stats.rate(now)),
-    );
+    this.#rate = this.#stats.rate(now);
+    this.#bar?.update(this.#stats.sized ? this.#stats.bytes : 0);
   }
 
   done(info: { name: string; bytes: number; resumedFrom: number; outcome: FileOutcome }): void {
     this.#clearBar();
+    this.#bytesSoFar += info.bytes;
     this.#out.write(`${this.#stats.finish(info, this.#now())}\n`);
   }
 
@@ -75,14 +90,5 @@ export class BarProgress implements FileProgress {
     const bar = this.#bar;
     this.#bar = undefined;
     bar.stop();
-  }
-
-  #payload(rate: number): Record<string, string> {
-    return {
-      name: this.#stats.name,
-      done: formatBytes(this.#stats.bytes),
-      size: this.#stats.total === undefined ? "?" : formatBytes(this.#stats.total),
-      rate: formatRate(rate),
-    };
   }
 }

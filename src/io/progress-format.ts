@@ -1,4 +1,4 @@
-import type { FileOutcome } from "./progress.js";
+import type { FileOutcome } from "./progress-types.js";
 
 /** `1536` → `1.5 KiB`; binary units, one decimal from KiB up. */
 export function formatBytes(bytes: number): string {

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
-import type { FileOutcome, FileProgress } from "./progress.js";
 import { formatBytes, formatDuration, formatRate } from "./progress-format.js";
-import { type TransferStart, TransferStats } from "./transfer-stats.js";
+import type { FileOutcome, FileProgress, TransferStart } from "./progress-types.js";
+import { TransferStats } from "./transfer-stats.js";
 
 /**
  * Progress for logs (stderr not a TTY, or `--no-progress`): never an escape sequence. One line

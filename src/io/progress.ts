@@ -1,25 +1,8 @@
 import type { Writable } from "node:stream";
 
-/** How a finished file ended (cli-contract "JSON documents": `status`). */
-export type FileOutcome = "downloaded" | "resumed" | "up-to-date" | "adopted" | "repaired";
+import type { FileProgress } from "./progress-types.js";
 
-/**
- * Progress of one file at a time, as the download engine reports it. `advance()` is called per
- * received chunk and must stay cheap; implementations throttle their own output.
- */
-export interface FileProgress {
-  /**
-   * A transfer starts (again): `total` bytes when known, `offset` bytes already on disk
-   * (resume), `label` an optional prefix such as `pack 3/12` (for `packs sync`).
-   */
-  start(info: { name: string; total: number | undefined; offset: number; label?: string }): void;
-  /** `bytes` more bytes were written. */
-  advance(bytes: number): void;
-  /** The file is complete (or was already up to date): prints the one line per finished file. */
-  done(info: { name: string; bytes: number; resumedFrom: number; outcome: FileOutcome }): void;
-  /** Stops drawing and restores the terminal (cursor shown, bar line cleared). Idempotent. */
-  stop(): void;
-}
+export type { FileOutcome, FileProgress, TransferStart } from "./progress-types.js";
 
 /** Options of {@link createProgress}. */
 export interface ProgressOptions {
@@ -34,6 +17,8 @@ export interface ProgressOptions {
   heartbeatMs?: number;
   /** Clock in ms (tests). */
   now?: () => number;
+  /** Terminal width for the bar (default: the stream's own `columns`, else 80). */
+  columns?: number | undefined;
 }
 
 /** A progress sink that prints nothing. */
@@ -54,7 +39,7 @@ export async function createProgress(opts: ProgressOptions): Promise<FileProgres
   if (opts.quiet) return silentProgress;
   if (opts.isTTY && opts.progress) {
     const { BarProgress } = await import("./progress-bar.js");
-    return new BarProgress(opts.stderr, opts.now ?? Date.now);
+    return new BarProgress(opts.stderr, opts.now ?? Date.now, opts.columns);
   }
   const { PlainProgress } = await import("./progress-plain.js");
   return new PlainProgress(opts.stderr, {

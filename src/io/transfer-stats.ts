@@ -1,16 +1,5 @@
-import type { FileOutcome } from "./progress.js";
 import { finishedLine } from "./progress-format.js";
-
-/** What `start()` of a file progress receives (see {@link FileProgress}). */
-export interface TransferStart {
-  name: string;
-  /** Bytes the file will have when complete, when known. */
-  total: number | undefined;
-  /** Bytes already on disk when this attempt starts (resume). */
-  offset: number;
-  /** A prefix such as `pack 3/12`. */
-  label?: string;
-}
+import type { FileOutcome, TransferStart } from "./progress-types.js";
 
 /**
  * The bookkeeping both progress renderers share: the current file, bytes so far, the rate of

@@ -137,7 +137,7 @@ export function authenticate(
     failAuth(core, ctx, "revoked_api_key", "The API key was revoked.");
     return null;
   }
-  if (core.state.isExpired(known)) {
+  if (core.state.isExpired(known, core.now())) {
     failAuth(core, ctx, "expired_api_key", "The API key has expired.");
     return null;
   }

@@ -43,7 +43,7 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
     sendError(ctx, 404, "not_found", "No such file.");
     return;
   }
-  const check = core.signer.verify(ctx.url.pathname, ctx.url.searchParams);
+  const check = core.signer.verify(ctx.url.pathname, ctx.url.searchParams, core.now());
   const expiredFault = core.faults.faults.cdnExpired;
   if (check === "ok" && expiredFault !== undefined && core.faults.take("cdnExpired")) {
     sendError(

@@ -28,10 +28,12 @@ export interface ServiceCore {
   baseUrl: string;
   /** `http://127.0.0.1:PORT` of the CDN origin. */
   cdnUrl: string;
+  /** The service's clock, ms since the epoch (`MockServiceOptions.now`). */
+  now: () => number;
 }
 
 /** Absolute signed CDN URL of a file version: `/files/{kind}/{slug}/{edition}/{version}/{size}/{filename}?expires=…&sig=…`. */
 export function signedFileUrl(core: ServiceCore, spec: FileSpec, filename: string): string {
   const path = `/files/${spec.kind}/${encodeURIComponent(spec.slug)}/${spec.edition}/${spec.version}/${spec.size}/${encodeURIComponent(filename)}`;
-  return `${core.cdnUrl}${path}?${core.signer.sign(path, core.settings.signedUrlTtlSeconds)}`;
+  return `${core.cdnUrl}${path}?${core.signer.sign(path, core.settings.signedUrlTtlSeconds, core.now())}`;
 }

@@ -4,16 +4,30 @@
  */
 import { createHash } from "node:crypto";
 import { type Layout, makeLayout, sha256OfLayout } from "./content.js";
+import type { FaultState } from "./faults.js";
 import { glbSegments } from "./glb.js";
+import { hostileArchive } from "./hostile-zip.js";
 import type { FileSpec } from "./state.js";
 import { packZipLayout } from "./zip.js";
 
 const MAX_CACHED = 512;
 
-/** Cache of layouts and hashes keyed by file version. */
+/**
+ * Cache of layouts and hashes keyed by file version. With `faults` given, the
+ * `hostileArchive` fault replaces every pack file by that hostile archive (same ETag as the
+ * normal version: use a fresh directory per test).
+ */
 export class FileStore {
   private layouts = new Map<string, Layout>();
   private hashes = new Map<string, Promise<string>>();
+
+  constructor(private readonly faults?: FaultState) {}
+
+  /** Cache key of the bytes served now for `spec` (the file version, or the hostile archive). */
+  private key(spec: FileSpec): string {
+    const hostile = spec.kind === "pack" ? this.faults?.faults.hostileArchive : undefined;
+    return hostile === undefined ? FileStore.id(spec) : `hostile/${hostile}`;
+  }
 
   /** Cache key of a file version. */
   static id(spec: FileSpec): string {
@@ -38,19 +52,22 @@ export class FileStore {
 
   /** Layout of a file version (built on first use: one CRC pass over pack data). */
   layout(spec: FileSpec): Layout {
-    const id = FileStore.id(spec);
+    const id = this.key(spec);
+    const hostile = spec.kind === "pack" ? this.faults?.faults.hostileArchive : undefined;
     let l = this.layouts.get(id);
     if (l === undefined) {
       l =
-        spec.kind === "pack"
-          ? packZipLayout({
-              slug: spec.slug,
-              edition: spec.edition,
-              version: spec.version,
-              assetCount: spec.assetCount,
-              size: spec.size,
-            })
-          : makeLayout(glbSegments(spec.slug, `${spec.slug}/v${spec.version}`, spec.size));
+        hostile !== undefined
+          ? makeLayout([{ kind: "lit", buf: hostileArchive(hostile) }])
+          : spec.kind === "pack"
+            ? packZipLayout({
+                slug: spec.slug,
+                edition: spec.edition,
+                version: spec.version,
+                assetCount: spec.assetCount,
+                size: spec.size,
+              })
+            : makeLayout(glbSegments(spec.slug, `${spec.slug}/v${spec.version}`, spec.size));
       if (this.layouts.size >= MAX_CACHED) {
         const oldest = this.layouts.keys().next().value;
         if (oldest !== undefined) this.layouts.delete(oldest);
@@ -62,7 +79,7 @@ export class FileStore {
 
   /** SHA-256 (hex) of the file's bytes, streamed once and cached. */
   sha256(spec: FileSpec): Promise<string> {
-    const id = FileStore.id(spec);
+    const id = this.key(spec);
     let h = this.hashes.get(id);
     if (h === undefined) {
       h = sha256OfLayout(this.layout(spec));

@@ -56,13 +56,15 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
     options.fixture !== undefined ? validateFixture(options.fixture) : defaultFixture();
   addExtraPacks(fixture, options.extraPacks ?? 0);
   const state = new MockState(fixture);
+  const now = options.now ?? Date.now;
   state.packSize = options.packSize ?? null;
   state.assetSize = options.assetSize ?? null;
+  const faults = new FaultState(options.faults ?? {});
   const core: ServiceCore = {
     state,
-    limiter: new Limiter({ ...DEFAULT_LIMITS, ...options.limits }),
-    faults: new FaultState(options.faults ?? {}),
-    files: new FileStore(),
+    limiter: new Limiter({ ...DEFAULT_LIMITS, ...options.limits }, now),
+    faults,
+    files: new FileStore(faults),
     signer: new Signer(),
     settings: {
       ifNoneMatch: options.ifNoneMatch ?? true,
@@ -71,6 +73,7 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
     },
     baseUrl: "",
     cdnUrl: "",
+    now,
   };
   const requests: RequestLogEntry[] = [];
   const logToStderr = options.log === true;
@@ -247,7 +250,7 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
       mustKey(key).revoked = true;
     },
     expireKey: (key) => {
-      mustKey(key).expires_at = new Date(Date.now() - 1000).toISOString();
+      mustKey(key).expires_at = new Date(now() - 1000).toISOString();
     },
     bumpPackVersion: (slug) => {
       const p = mustPack(slug);

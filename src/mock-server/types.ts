@@ -3,6 +3,7 @@
  * (`shared/spec/asset-download-service.md`). Everything here is part of the
  * programmatic API agreed in `notes/mock-api.md`.
  */
+import type { HostileArchiveKind } from "./hostile-zip.js";
 
 /** Name of a rate-limit policy (spec, Limits table). */
 export type PolicyName = "read" | "download" | "public" | "auth";
@@ -54,6 +55,8 @@ export interface Faults {
   malformedJson?: { count: number };
   /** Extra: every CDN response carries a new ETag (as if the file changed between attempts); bytes are unchanged. */
   changingEtag?: boolean;
+  /** Extra: every pack file is this hostile archive (zip-slip, symlink, zip bomb, …; see hostile-zip.ts). */
+  hostileArchive?: HostileArchiveKind;
 }
 
 /** An account of the fixture (spec, "Account"). */
@@ -202,6 +205,11 @@ export interface MockServiceOptions {
   quiet?: boolean;
   /** Write one stderr line per request (the CLI's `--log`). */
   log?: boolean;
+  /**
+   * The service's clock in ms since the epoch (default `Date.now`): rate-limit windows, key
+   * expiry and signed-URL expiry follow it, so tests move time on instead of sleeping.
+   */
+  now?: () => number;
 }
 
 /** One entry of `mock.requests`, appended when the response finishes (or the connection closes). */

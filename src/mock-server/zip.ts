@@ -1,10 +1,12 @@
 /**
- * ZIP generator for pack files: a valid archive of stored (uncompressed)
- * entries — a README.txt and one GLB per asset — with correct CRC-32s, a
+ * ZIP generator for pack files: a valid archive in nested folders — a stored
+ * README.txt, a deflated docs/LICENSE.txt and one stored GLB per asset under
+ * models/ — with correct CRC-32s, a
  * central directory and an end-of-central-directory record. Archives of 4 GiB
  * or more use ZIP64 (entries stay below 256 MiB each). Content derives from
  * slug, edition and version only, so the same inputs always give the same bytes.
  */
+import { deflateRawSync } from "node:zlib";
 import { crcOfSegments, type Layout, makeLayout, type Segment, segmentLength } from "./content.js";
 import { glbSegments, minGlbSize } from "./glb.js";
 
@@ -29,10 +31,32 @@ export interface PackZipInput {
 
 interface Entry {
   name: Buffer;
+  /** The bytes as stored in the archive (compressed for deflate). */
   segments: Segment[];
+  /** Uncompressed size. */
   size: number;
   crc: number;
   offset: number;
+  /** 0 stored, 8 deflate. */
+  method: 0 | 8;
+  /** Compressed size (= size when stored). */
+  csize: number;
+}
+
+/** The deflated licence text of a pack: repetitive, so deflate really shrinks it. */
+function licenseEntry(root: string, input: PackZipInput): Entry {
+  const line = `Licensed to the purchaser of ${input.slug} (${input.edition}, v${input.version}) for use in their projects.\n`;
+  const text = Buffer.from(`svc-dl-mock licence\n${line.repeat(40)}`, "utf8");
+  const packed = deflateRawSync(text, { level: 9 });
+  return {
+    name: Buffer.from(`${root}/docs/LICENSE.txt`, "utf8"),
+    segments: [{ kind: "lit", buf: packed }],
+    size: text.length,
+    crc: crcOfSegments([{ kind: "lit", buf: text }]),
+    offset: 0,
+    method: 8,
+    csize: packed.length,
+  };
 }
 
 function readmeText(input: PackZipInput, pad: number): Buffer {
@@ -59,6 +83,7 @@ function buildZip(input: PackZipInput, zip64: boolean): { layout: Layout; zip64N
   const perEntryOverhead = (nameLen: number) => 30 + 46 + 2 * nameLen + (zip64 ? 12 : 0);
   const tail = 22 + (zip64 ? 56 + 20 : 0);
   const readmeBase = readmeText(input, 0).length;
+  const license = licenseEntry(root, input);
 
   let k = Math.max(1, Math.min(input.assetCount, MAX_ENTRIES));
   const avail = () =>
@@ -66,6 +91,8 @@ function buildZip(input: PackZipInput, zip64: boolean): { layout: Layout; zip64N
     tail -
     perEntryOverhead(readmeName.length) -
     readmeBase -
+    perEntryOverhead(license.name.length) -
+    license.csize -
     k * perEntryOverhead(glbName(0).length);
   k = Math.max(k, Math.ceil(avail() / MAX_ENTRY));
   const minGlb = minGlbSize(`${input.slug}-000`, `${seedBase}/000`) + 16;
@@ -81,38 +108,50 @@ function buildZip(input: PackZipInput, zip64: boolean): { layout: Layout; zip64N
     size: readme.length,
     crc: 0,
     offset: 0,
+    method: 0,
+    csize: readme.length,
   });
+  entries.push(license);
   for (let i = 0; i < k; i++) {
     const segs = glbSegments(
       `${input.slug}-${String(i + 1).padStart(3, "0")}`,
       `${seedBase}/${i}`,
       per,
     );
-    entries.push({ name: glbName(i), segments: segs, size: sumLen(segs), crc: 0, offset: 0 });
+    const size = sumLen(segs);
+    entries.push({
+      name: glbName(i),
+      segments: segs,
+      size,
+      crc: 0,
+      offset: 0,
+      method: 0,
+      csize: size,
+    });
   }
 
   const segments: Segment[] = [];
   let pos = 0;
   let zip64Needed = false;
   for (const e of entries) {
-    e.crc = crcOfSegments(e.segments);
+    if (e.method === 0) e.crc = crcOfSegments(e.segments);
     e.offset = pos;
     if (pos >= U32_MAX) zip64Needed = true;
     const lh = Buffer.alloc(30 + e.name.length);
     lh.writeUInt32LE(0x04034b50, 0);
     lh.writeUInt16LE(zip64 ? 45 : 20, 4);
     lh.writeUInt16LE(0x0800, 6); // UTF-8 names
-    lh.writeUInt16LE(0, 8); // stored
+    lh.writeUInt16LE(e.method, 8);
     lh.writeUInt16LE(DOS_TIME, 10);
     lh.writeUInt16LE(DOS_DATE, 12);
     lh.writeUInt32LE(e.crc, 14);
-    lh.writeUInt32LE(e.size, 18);
+    lh.writeUInt32LE(e.csize, 18);
     lh.writeUInt32LE(e.size, 22);
     lh.writeUInt16LE(e.name.length, 26);
     lh.writeUInt16LE(0, 28);
     e.name.copy(lh, 30);
     segments.push({ kind: "lit", buf: lh }, ...e.segments);
-    pos += lh.length + e.size;
+    pos += lh.length + e.csize;
   }
 
   const cdOffset = pos;
@@ -124,11 +163,11 @@ function buildZip(input: PackZipInput, zip64: boolean): { layout: Layout; zip64N
     ch.writeUInt16LE(0x0300 | (zip64 ? 45 : 20), 4); // made by: Unix
     ch.writeUInt16LE(zip64 ? 45 : 20, 6);
     ch.writeUInt16LE(0x0800, 8);
-    ch.writeUInt16LE(0, 10);
+    ch.writeUInt16LE(e.method, 10);
     ch.writeUInt16LE(DOS_TIME, 12);
     ch.writeUInt16LE(DOS_DATE, 14);
     ch.writeUInt32LE(e.crc, 16);
-    ch.writeUInt32LE(e.size, 20);
+    ch.writeUInt32LE(e.csize, 20);
     ch.writeUInt32LE(e.size, 24);
     ch.writeUInt16LE(e.name.length, 28);
     ch.writeUInt16LE(extraLen, 30);

@@ -5,7 +5,7 @@ import { SvcError } from "../errors/svc-error.js";
 import type { PackEdition, SyncItemError } from "./types.js";
 
 /**
- * How a sync treats a failure of one item (cli-contract "packs sync"; issue 6 item 5):
+ * How a sync treats a failure of one item (cli-contract "packs sync"):
  * - `stop`: end the run at once with the error's own exit code;
  * - `unavailable`: not a failure (an authoring edition the pack does not have);
  * - `item`: report it, go on with the next item, end with exit 1.

@@ -110,7 +110,7 @@ function errorFacts(item: SyncItemResult): string {
   if (!e) return "unknown failure";
   const facts = [`code ${e.code}`];
   if (e.http_status !== null) facts.push(`HTTP ${e.http_status}`);
-  facts.push(`request id ${e.request_id ?? "none"}`);
+  if (e.request_id !== null) facts.push(`request id ${e.request_id}`);
   return `${e.message} (${facts.join(", ")})`;
 }
 

@@ -9,8 +9,10 @@ import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { FileProgress } from "../io/progress.js";
+import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
+import { type Selection, type SelectionResult, selectPacks } from "./select.js";
 import { summarize } from "./summary.js";
 import { syncTargets } from "./targets.js";
 import type {
@@ -37,7 +39,13 @@ export interface SyncOptions {
   checksum?: boolean;
   /** `--wait-lock`: seconds to wait for another run's lock on DIR; default 0. */
   waitLock?: number;
+  /** `--extract`: unpack every complete pack ZIP into `<dir>/<file name without .zip>/` (src/sync/extract-step.ts). */
+  extract?: boolean;
+  /** `--include`/`--exclude`/`--category` (src/sync/select.ts); left-out packs are never requested. */
+  selection?: Selection;
 }
+
+const NO_SELECTION: Selection = { include: [], exclude: [], categories: [] };
 
 /** What a sync tells its caller while it runs (human output lives in the command). */
 export interface SyncObserver {
@@ -52,10 +60,12 @@ export interface SyncObserver {
   itemFinished?(result: SyncItemResult, item: PlannedItem): void;
   /** A notice for stderr (restarts, refreshed CDN links). */
   notice?(line: string): void;
+  /** The selection was applied (before planning); `warnings` name globs that match nothing owned. */
+  selected?(result: SelectionResult): void;
 }
 
 /**
- * `packs sync` (cli-contract "packs sync", issue 6): makes DIR hold every owned pack edition.
+ * `packs sync` (cli-contract "packs sync"): makes DIR hold every owned pack edition.
  *
  * 1. Locks DIR (`<dir>/.svc-dl/lock`, exit 8 `locked` at once if another run holds it) unless
  *    `dryRun`. The lock is taken before any request, so an overlapping run touches nothing.
@@ -89,7 +99,9 @@ export async function runSync(
         ...(client.signal ? { signal: client.signal } : {}),
       });
   try {
-    const packs = await listPacks(client);
+    const selection = selectPacks(await listPacks(client), opts.selection ?? NO_SELECTION);
+    observer.selected?.(selection);
+    const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
     const plan = await planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
@@ -106,14 +118,21 @@ export async function runSync(
     const items: SyncItemResult[] = [];
     for (const item of plan) {
       if (needsRequest(item, opts)) observer.itemStarted?.(item, ++position, count);
-      const result = await settle(client, item, opts, progress, observer);
+      let result = await settle(client, item, opts, progress, observer);
+      if (opts.extract === true && !opts.dryRun) {
+        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
+      }
       items.push(result);
       observer.itemFinished?.(result, item);
     }
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);
     }
-    return { dir: opts.dir, items, summary: summarize(items) };
+    return {
+      dir: opts.dir,
+      items,
+      summary: { ...summarize(items), filtered: selection.left.length },
+    };
   } finally {
     await lock?.release();
   }

@@ -1,5 +1,5 @@
 /**
- * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"; issue 6). Types only:
+ * Shapes of `packs sync` (cli-contract "packs sync", "JSON documents"). Types only:
  * no runtime code, so command files may import them with `import type`.
  */
 
@@ -93,6 +93,8 @@ export interface SyncSummary {
   downloaded: number;
   up_to_date: number;
   failed: number;
+  /** Packs left out by `--include`/`--exclude`/`--category` (set by runSync; never requested). */
+  filtered?: number;
 }
 
 /** The whole `packs sync --json` document: `{dir, items, summary}`. */

@@ -36,7 +36,7 @@ export function registerSecret(secret: string): void {
   if (secret.length >= 12) knownSecrets.add(secret);
 }
 
-/** Throws when `text` contains a registered secret (the secret scan of issues 5 and 8). */
+/** Throws when `text` contains a registered secret. */
 export function assertNoSecrets(text: string, where: string): void {
   for (const secret of knownSecrets) {
     if (text.includes(secret)) {

@@ -31,7 +31,7 @@ describe("progress on a terminal", () => {
     expect(r.screen).toMatch(ESCAPE);
     expect(r.screen).toContain("low-poly-forest.zip");
     // At least one redraw between 0 % and the end (the transfer takes about a second).
-    expect(r.screen).toMatch(/\| [1-9]\d?% /);
+    expect(r.screen).toMatch(/[█░] +[1-9]\d?% /);
     expect(r.screen).toMatch(/low-poly-forest\.zip {2}512\.0 KiB in /);
     // A hidden cursor is shown again at the end.
     if (r.screen.includes("\u001b[?25l")) expect(r.screen).toContain("\u001b[?25h");

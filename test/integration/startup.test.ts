@@ -6,7 +6,7 @@ import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
 
-// Start-up behaviour (issue 7): `--version` and `--help` work and load no HTTP, config,
+// Start-up behaviour: `--version` and `--help` work and load no HTTP, config,
 // schema or colour module. No timing assertions here: timings live in `npm run bench`.
 
 const version = (

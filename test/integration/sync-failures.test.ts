@@ -74,6 +74,7 @@ describe("packs sync: item-level failures", () => {
       downloaded: owned.length - failed.length,
       up_to_date: 0,
       failed: failed.length,
+      filtered: 0,
     });
     // the run went on past the failures: some pack after the first failure was downloaded
     const firstFailed = doc.items.findIndex((i) => i.status === "failed");

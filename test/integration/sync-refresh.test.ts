@@ -87,7 +87,12 @@ describe("svc-dl packs sync --refresh", () => {
       }
     }
     expect(sha256Of(join(dir, after.filename))).toBe(after.sha256);
-    expect(doc.summary).toEqual({ downloaded: 1, up_to_date: owned.length - 1, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 1,
+      up_to_date: owned.length - 1,
+      failed: 0,
+      filtered: 0,
+    });
   });
 
   it("without If-None-Match support: a 200 with the same ETag is up to date and its body is not read", async () => {

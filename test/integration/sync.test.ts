@@ -53,7 +53,12 @@ describe("svc-dl packs sync", () => {
     expect(Object.keys(doc)).toEqual(["dir", "items", "summary"]);
     expect(doc.dir).toBe(dir);
     expect(doc.items.map((i) => i.slug)).toEqual(owned);
-    expect(doc.summary).toEqual({ downloaded: owned.length, up_to_date: 0, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: owned.length,
+      up_to_date: 0,
+      failed: 0,
+      filtered: 0,
+    });
     for (const item of doc.items) {
       expect(Object.keys(item)).toEqual([
         "slug",
@@ -90,7 +95,12 @@ describe("svc-dl packs sync", () => {
     expect(code).toBe(0);
     expect(downloadRequests()).toHaveLength(0);
     expect(mock.requests.filter((e) => e.origin === "cdn")).toHaveLength(0);
-    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: owned.length, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 0,
+      up_to_date: owned.length,
+      failed: 0,
+      filtered: 0,
+    });
     for (const item of doc.items) {
       expect(item.status).toBe("up-to-date");
       expect(item.reason).toBe("already complete");
@@ -117,7 +127,12 @@ describe("svc-dl packs sync", () => {
     expect(bySlug.get(cut)).toMatchObject({ status: "repaired", reason: "size differs" });
     expect(sha256Of(join(dir, goneInfo.filename))).toBe(goneInfo.sha256);
     expect(sha256Of(join(dir, cutInfo.filename))).toBe(cutInfo.sha256);
-    expect(doc.summary).toEqual({ downloaded: 2, up_to_date: owned.length - 2, failed: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 2,
+      up_to_date: owned.length - 2,
+      failed: 0,
+      filtered: 0,
+    });
   });
 
   it("prints plain lines without a TTY: 'pack N/M' per file, a summary, no escape sequences", async () => {
@@ -152,7 +167,7 @@ describe("svc-dl packs sync --dry-run", () => {
     expect(doc.items.map((i) => [i.slug, i.status, i.reason])).toEqual(
       owned.map((s) => [s, "would-download", "new"]),
     );
-    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: 0, failed: 0 });
+    expect(doc.summary).toEqual({ downloaded: 0, up_to_date: 0, failed: 0, filtered: 0 });
 
     const human = await runCli(["packs", "sync", dir, "--dry-run"], { env });
     expect(human.code).toBe(0);
@@ -209,6 +224,7 @@ describe("svc-dl packs sync --edition", () => {
       downloaded: owned.length + withEdition.length,
       up_to_date: 0,
       failed: 0,
+      filtered: 0,
     });
     expect(downloadRequests().some((e) => e.url.endsWith("?edition=authoring"))).toBe(true);
 
@@ -225,6 +241,7 @@ describe("svc-dl packs sync --edition", () => {
       downloaded: 0,
       up_to_date: doc.summary.downloaded,
       failed: 0,
+      filtered: 0,
     });
 
     // --refresh asks the service again, once per pack edition.

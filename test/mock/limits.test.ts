@@ -1,6 +1,7 @@
 /** Limits (spec, Limits table and rules): policies, keys, headers present/absent, 429 + Retry-After. */
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { manualClock } from "../helpers/clock.js";
 import { call, errorOf, hasNoRateHeaders, rateHeaders } from "./helpers.js";
 
 let mock: MockService | undefined;
@@ -127,14 +128,15 @@ describe("limits", () => {
   });
 
   it("the window resets: after Retry-After seconds the budget is back", async () => {
-    const m = await start({ limits: { download: { quota: 1, windowSeconds: 1 } } });
+    const clock = manualClock();
+    const m = await start({ limits: { download: { quota: 1, windowSeconds: 1 } }, now: clock.now });
     expect((await call(m, "/api/v1/packs/desert-rocks/download", { key: m.apiKey })).status).toBe(
       302,
     );
     const r = await call(m, "/api/v1/packs/desert-rocks/download", { key: m.apiKey });
     expect(r.status).toBe(429);
     expect(r.headers.get("retry-after")).toBe("1");
-    await new Promise((res) => setTimeout(res, 1050));
+    clock.advance(1050);
     const again = await call(m, "/api/v1/packs/desert-rocks/download", { key: m.apiKey });
     expect(again.status).toBe(302);
     expect(again.headers.get("ratelimit")).toBe('"download";r=0;t=1');

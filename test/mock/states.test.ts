@@ -1,11 +1,14 @@
 /** State transitions (spec, States and transitions) driven with `set()` mid-test. */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { type ManualClock, manualClock } from "../helpers/clock.js";
 import { call, errorOf } from "./helpers.js";
 
 let mock: MockService;
+let clock: ManualClock;
 beforeEach(async () => {
-  mock = await startMockService();
+  clock = manualClock();
+  mock = await startMockService({ now: clock.now });
 });
 afterEach(() => mock.close());
 
@@ -27,9 +30,9 @@ describe("API key states", () => {
   it("active → expired when the expiry passes: 401 expired_api_key", async () => {
     const k = mock.keys.key_expiring ?? "";
     expect(await code("/api/v1/me", k)).toBe(200);
-    mock.set({ keys: { key_expiring: { expires_at: new Date(Date.now() + 300).toISOString() } } });
+    mock.set({ keys: { key_expiring: { expires_at: new Date(clock.now() + 300).toISOString() } } });
     expect(await code("/api/v1/me", k)).toBe(200);
-    await new Promise((r) => setTimeout(r, 350));
+    clock.advance(350);
     expect(await code("/api/v1/me", k)).toBe("401 expired_api_key");
     mock.expireKey(mock.apiKey);
     expect(await code("/api/v1/me", mock.apiKey)).toBe("401 expired_api_key");

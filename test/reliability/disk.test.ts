@@ -160,7 +160,7 @@ describe("a full disk → exit 8 no_space, partial data kept, a later run with r
     const full = await run(["pack", "get", SLUG, "--json"], { env: fullEnv, cwd: dir });
     expect(full.code, full.stderr).toBe(8);
     expect(full.error?.code).toBe("no_space");
-    expect(full.error?.message).toContain("partial data is kept");
+    expect(full.error?.hint).toContain("partial data is kept");
     expect(finalFiles(dir)).toEqual([]);
     const kept = partFiles(dir)[0]?.bytes ?? 0;
     expect(kept).toBeGreaterThan(0);

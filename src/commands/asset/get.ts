@@ -10,48 +10,59 @@ export interface AssetGetOptions {
 }
 
 /**
- * `svc-dl asset get <slug> [-o PATH] [--force]` (cli-contract): `GET /v1/assets/{slug}/download`,
- * one GLB file, through the download engine (resume, format check `glTF`, state file).
- * Throws UsageError (exit 2) for a bad slug, and whatever the engine throws.
+ * `svc-dl asset get <slug>... [-o PATH] [--force]` (cli-contract): `GET /v1/assets/{slug}/download`
+ * for each slug, one GLB file each, through the download engine (resume, format check `glTF`,
+ * state file). Several slugs are fetched one after another into one directory
+ * (src/commands/get-many.ts). Throws UsageError (exit 2) for a bad slug or `-o`, and whatever
+ * the engine throws.
  */
 export async function runAssetGet(
   session: Session,
-  slug: string,
+  slugs: string | string[],
   opts: AssetGetOptions,
 ): Promise<void> {
+  const list = typeof slugs === "string" ? [slugs] : slugs;
   const { validateSlug } = await import("../../download/names.js");
-  validateSlug(slug, "asset slug");
+  for (const slug of list) validateSlug(slug, "asset slug");
   const client = await session.http();
-  const url = client.apiUrl(`assets/${encodeURIComponent(slug)}/download`);
+  const items = list.map((slug) => ({
+    item: { kind: "asset" as const, slug, edition: null },
+    source: async () => ({ url: client.apiUrl(`assets/${encodeURIComponent(slug)}/download`) }),
+  }));
+  if (items.length > 1) {
+    const { runGetMany } = await import("../get-many.js");
+    await runGetMany(session, client, { items, output: opts.output, force: opts.force === true });
+    return;
+  }
+  const [only] = items;
+  if (only === undefined) return;
   const { runGet } = await import("../../download/run-get.js");
-  await runGet(session, client, {
-    item: { kind: "asset", slug, edition: null },
-    source: { url },
-    output: opts.output,
-    force: opts.force === true,
-  });
+  await runGet(session, client, { ...only, output: opts.output, force: opts.force === true });
 }
 
 /** Builds the `asset` noun with its `get` verb. */
 export function assetCommand(open: OpenSession): Command {
   const get = addDownloadOptions(
     new Command("get")
-      .description("download one asset file (GLB)")
-      .argument("<slug>", "the asset's slug"),
+      .description("download asset files (GLB), one after another")
+      .argument("<slug...>", "the assets' slugs (see `svc-dl assets list`)"),
   )
     .addHelpText(
       "after",
-      examples(
-        "svc-dl asset get oak-tree",
-        "svc-dl asset get oak-tree -o ./models/",
-        "svc-dl asset get oak-tree -o - > oak.glb",
-      ),
+      `
+With several slugs the assets are fetched one after another into one directory (-o DIR/,
+default .); a failed asset is reported and the others go on (exit 1 at the end).
+${examples(
+  "svc-dl asset get oak-tree",
+  "svc-dl asset get oak-tree village-well -o ./models/",
+  "svc-dl asset get oak-tree -o - > oak.glb",
+)}`,
     )
-    .action(async (slug: string, opts: AssetGetOptions, cmd: Command) => {
-      await runAssetGet(open(cmd), slug, opts);
+    .action(async (slugs: string[], opts: AssetGetOptions, cmd: Command) => {
+      await runAssetGet(open(cmd), slugs, opts);
     });
   return new Command("asset")
-    .description("download one asset")
+    .description("download assets")
     .addCommand(get)
     .addHelpText("after", examples("svc-dl asset get oak-tree -o ./models/"));
 }

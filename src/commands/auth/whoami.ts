@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { keyPreview, keySourceLabel } from "../../io/key-preview.js";
 import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
 
@@ -9,10 +10,10 @@ import { examples, type OpenSession } from "../command-kit.js";
  */
 export async function runWhoami(session: Session): Promise<void> {
   const { getMe } = await import("../../api/get-me.js");
-  const client = await session.http();
   const key = await session.apiKey();
+  const client = await session.http();
   session.reporter.verbose(
-    `using the API key from ${key.source === "env" ? "SVC_API_KEY" : `the config file (${(await session.config()).path})`}`,
+    `using the API key from ${key.source === "env" ? keySourceLabel("env") : `the config file (${(await session.config()).path})`}`,
   );
   const { me } = await getMe(client);
   if (session.globals.json) {
@@ -26,7 +27,7 @@ export async function runWhoami(session: Session): Promise<void> {
       `  lifetime access: ${entitlements.lifetime ? "yes" : "no"}`,
       `  packs owned:     ${entitlements.pack_count}`,
       `  assets covered:  ${entitlements.asset_count}`,
-      `  key:             ${k.name} (${k.preview}, ${k.id})`,
+      `  key:             ${k.name} (${keyPreview({ preview: k.preview })}, ${k.id})`,
       `  scopes:          ${k.scopes.join(", ") || "(none)"}`,
       `  created:         ${k.created_at}`,
       `  last used:       ${k.last_used_at ?? "never"}`,

@@ -11,7 +11,11 @@ import { settableKey } from "./settable.js";
 export async function runConfigSet(session: Session, rawKey: string, value: string): Promise<void> {
   const key = settableKey(rawKey);
   const { parseBaseUrl, baseUrlString } = await import("../../config/base-url.js");
-  const normalised = baseUrlString(parseBaseUrl(value, "argument"));
+  const { normaliseNetworkSetting } = await import("../../http/dispatcher.js");
+  const normalised =
+    key === "base-url"
+      ? baseUrlString(parseBaseUrl(value, "argument"))
+      : normaliseNetworkSetting(key, value, session.ctx.cwd);
   const config = await session.config();
   config.set(key, normalised);
   if (session.globals.json) {
@@ -19,7 +23,7 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
     return;
   }
   session.reporter.info(`${key} set to ${normalised} in ${config.path}`);
-  if (session.globals.baseUrl || session.ctx.env.SVC_BASE_URL) {
+  if (key === "base-url" && (session.globals.baseUrl || session.ctx.env.SVC_BASE_URL)) {
     session.reporter.warn(
       "warning: --base-url or SVC_BASE_URL is set and takes precedence over the config file.",
     );
@@ -30,13 +34,15 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
 export function configSetCommand(open: OpenSession): Command {
   return new Command("set")
     .description("store a setting in the config file")
-    .argument("<key>", "setting name: base-url")
+    .argument("<key>", "setting name: base-url, proxy or ca-file")
     .argument("<value>", "the new value")
     .addHelpText(
       "after",
       examples(
         "svc-dl config set base-url https://assets.example.com",
         "svc-dl config set base-url http://127.0.0.1:8787",
+        "svc-dl config set proxy http://proxy.example:3128",
+        "svc-dl config set ca-file /etc/ssl/corp-ca.pem",
       ),
     )
     .action(async (key: string, value: string, _opts: unknown, cmd: Command) => {

@@ -1,7 +1,7 @@
 import { UsageError } from "../../errors/usage-error.js";
 
 /** Settable keys of `svc-dl config` (mirrors config/store.ts SETTABLE_KEYS, kept light for start-up). */
-export const SETTABLE = ["base-url"] as const;
+export const SETTABLE = ["base-url", "proxy", "ca-file"] as const;
 
 /** The settable key named on the command line. Throws UsageError (exit 2) listing the settable keys. */
 export function settableKey(key: string): (typeof SETTABLE)[number] {

@@ -1,6 +1,6 @@
-import { Command } from "commander";
-import { InterruptedError } from "../../errors/interrupted-error.js";
+import { Command, Option } from "commander";
 import { UsageError } from "../../errors/usage-error.js";
+import { promptSecret, readSecretFromStream } from "../../io/secret.js";
 import type { Session } from "../../session.js";
 import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
@@ -19,26 +19,17 @@ export interface LegacyGetOptions {
  * The license key (cli-contract "Configuration and credentials"): stdin with
  * `--license-key-stdin`, else `SVC_LICENSE_KEY`, else a hidden prompt on a TTY (echo off,
  * prompt on stderr). Never from argv, never stored. Trimmed. Throws UsageError (exit 2) when
- * none is available or the value is an API key; InterruptedError when the prompt is cancelled.
+ * none is available or the value is an API key; CancelledError when the prompt is cancelled.
  */
 export async function readLicenseKey(session: Session, fromStdin: boolean): Promise<string> {
   const { io, env } = session.ctx;
   let key: string;
   if (fromStdin) {
-    let text = "";
-    for await (const chunk of io.stdin) text += String(chunk);
-    key = text.trim();
+    key = await readSecretFromStream(io.stdin, "license key");
   } else if (env.SVC_LICENSE_KEY?.trim()) {
     key = env.SVC_LICENSE_KEY.trim();
   } else if (io.stdinIsTTY && io.stderrIsTTY) {
-    const { read } = await import("read");
-    try {
-      key = String(
-        await read({ prompt: "License key: ", silent: true, input: io.stdin, output: io.stderr }),
-      ).trim();
-    } catch {
-      throw new InterruptedError("SIGINT");
-    }
+    key = await promptSecret("License key (SVC_…, from the purchase; input hidden): ", io);
   } else {
     throw new UsageError("no license key: legacy get needs the purchase's license key (SVC_…)", {
       code: "no_license_key",
@@ -112,8 +103,8 @@ export function legacyCommand(open: OpenSession): Command {
   const get = addDownloadOptions(
     new Command("get")
       .description("download a pack or asset with a purchase license key (no API key)")
-      .option("--pack <slug>", "the pack to download")
-      .option("--asset <slug>", "the asset to download"),
+      .addOption(new Option("--pack <slug>", "the pack to download").conflicts("asset"))
+      .addOption(new Option("--asset <slug>", "the asset to download").conflicts("pack")),
     { edition: "pack edition: standard (default) or authoring" },
   )
     .option(

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { HttpClient } from "../../api/http.js";
-import type { DownloadSource } from "../../download/engine.js";
+import type { Pack } from "../../api/schemas.js";
+import type { DownloadResult, DownloadSource } from "../../download/engine.js";
 import type { Session } from "../../session.js";
 import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
@@ -10,47 +11,110 @@ export interface PackGetOptions {
   /** `-o PATH`. */
   output?: string;
   force?: boolean;
+  /** `--extract`: unpack the verified ZIP into `<dir>/<file name without .zip>/`. */
+  extract?: boolean;
 }
 
 /**
- * `svc-dl pack get <slug> [--edition authoring] [-o PATH] [--force]` (cli-contract): downloads
- * the pack ZIP from the `downloads.bundle` (or `downloads.authoring`) URL of the pack's record
- * (spec: clients use the given URLs). When the slug is not owned (or has no authoring URL) it
- * requests `/v1/packs/{slug}/download` anyway, so the service's own error (`not_entitled`,
- * `not_found`, `file_unavailable`) is shown with its request id. Throws UsageError (exit 2) for
- * a bad slug, and whatever the download engine throws.
+ * `svc-dl pack get <slug>... [--edition authoring] [-o PATH] [--force] [--extract]`
+ * (cli-contract): downloads each pack ZIP from the `downloads.bundle` (or
+ * `downloads.authoring`) URL of the pack's record (spec: clients use the given URLs). When a
+ * slug is not owned (or has no authoring URL) it requests `/v1/packs/{slug}/download` anyway, so
+ * the service's own error (`not_entitled`, `not_found`, `file_unavailable`) is shown with its
+ * request id. With several slugs, see `runGetMany` (src/commands/get-many.ts). With `extract`,
+ * each verified ZIP is unpacked by `extractPack` (src/extract/extract.ts) while the directory
+ * is still locked. Throws UsageError (exit 2) for a bad slug or `-o` (`-o -` with `--extract`),
+ * and whatever the download engine and the extraction throw.
  */
 export async function runPackGet(
   session: Session,
-  slug: string,
+  slugs: string | string[],
   opts: PackGetOptions,
 ): Promise<void> {
+  const list = typeof slugs === "string" ? [slugs] : slugs;
   const { validateSlug } = await import("../../download/names.js");
-  validateSlug(slug, "pack slug");
+  for (const slug of list) validateSlug(slug, "pack slug");
+  if (opts.extract === true && opts.output === "-") {
+    const { UsageError } = await import("../../errors/usage-error.js");
+    throw new UsageError("--extract needs the ZIP on disk; it cannot be used with -o -", {
+      hint: "Write the file with -o DIR/ to extract it.",
+    });
+  }
   const edition = opts.edition ?? "standard";
   const client = await session.http();
+  let packs: Promise<Pack[]> | undefined;
+  const listOnce = async (): Promise<Pack[]> => {
+    const { listPacks } = await import("../../api/list-packs.js");
+    packs ??= listPacks(client);
+    return packs;
+  };
+  const afterDownload = opts.extract === true ? extractAfter(session) : undefined;
+  const items = list.map((slug) => ({
+    item: { kind: "pack" as const, slug, edition },
+    source: () => packDownloadSource(client, listOnce, slug, edition),
+  }));
+  if (items.length > 1) {
+    const { runGetMany } = await import("../get-many.js");
+    await runGetMany(session, client, {
+      items,
+      output: opts.output,
+      force: opts.force === true,
+      ...(afterDownload ? { afterDownload } : {}),
+    });
+    return;
+  }
+  const [only] = items;
+  if (only === undefined) return;
   const { runGet } = await import("../../download/run-get.js");
   await runGet(session, client, {
-    item: { kind: "pack", slug, edition },
-    source: () => packDownloadSource(client, slug, edition),
+    ...only,
     output: opts.output,
     force: opts.force === true,
+    ...(afterDownload ? { afterDownload } : {}),
   });
 }
 
 /**
+ * The `--extract` step after a pack download: unpacks it (src/extract/extract.ts), says so on
+ * stderr, and adds `extracted: {path, status: "extracted"|"unchanged", files}` to the document.
+ */
+function extractAfter(
+  session: Session,
+): (result: DownloadResult) => Promise<Record<string, unknown>> {
+  return async (result) => {
+    const [{ dirname }, { extractPack }] = await Promise.all([
+      import("node:path"),
+      import("../../extract/extract.js"),
+    ]);
+    const done = await extractPack({
+      dir: dirname(result.path),
+      file: result.file,
+      sha256: result.sha256,
+      signal: session.ctx.signal,
+    });
+    session.reporter.info(
+      done.status === "unchanged"
+        ? `${done.path}: already extracted from this archive`
+        : `extracted ${done.files} file${done.files === 1 ? "" : "s"} into ${done.path}`,
+    );
+    return { extracted: { path: done.path, status: done.status, files: done.files } };
+  };
+}
+
+/**
  * The download request of a pack edition: the URL from the pack's record (`downloads.bundle` /
- * `downloads.authoring`, every page of `/v1/packs` searched), else the API route
- * `/v1/packs/{slug}/download[?edition=authoring]` so the service answers with its own error.
- * Throws ResponseError (exit 7) when the record's URL is not a URL, and the listing's errors.
+ * `downloads.authoring`, every page of `/v1/packs` searched, listed once per run), else the API
+ * route `/v1/packs/{slug}/download[?edition=authoring]` so the service answers with its own
+ * error. Throws ResponseError (exit 7) when the record's URL is not a URL, and the listing's
+ * errors.
  */
 async function packDownloadSource(
   client: HttpClient,
+  listOnce: () => Promise<Pack[]>,
   slug: string,
   edition: "standard" | "authoring",
 ): Promise<DownloadSource> {
-  const { listPacks } = await import("../../api/list-packs.js");
-  const pack = (await listPacks(client)).find((p) => p.slug === slug);
+  const pack = (await listOnce()).find((p) => p.slug === slug);
   const given = edition === "authoring" ? pack?.downloads.authoring : pack?.downloads.bundle;
   let url: URL;
   if (given !== undefined) {
@@ -80,25 +144,35 @@ async function packDownloadSource(
 export function packCommand(open: OpenSession): Command {
   const get = addDownloadOptions(
     new Command("get")
-      .description("download a pack ZIP you own (resumable, verified)")
-      .argument("<slug>", "the pack's slug (see `svc-dl packs list`)"),
+      .description("download pack ZIPs you own (resumable, verified), one after another")
+      .argument("<slug...>", "the packs' slugs (see `svc-dl packs list`)"),
     { edition: "which edition: standard (default) or authoring" },
   )
+    .option(
+      "--extract",
+      "unpack each verified ZIP into DIR/<file name without .zip>/ (the ZIP is kept)",
+    )
     .addHelpText(
       "after",
-      examples(
-        "svc-dl pack get forest-pack",
-        "svc-dl pack get forest-pack --edition authoring -o ./assets/",
-        "svc-dl pack get forest-pack -o forest.zip --force",
-        "svc-dl pack get forest-pack -o - > forest.zip",
-        "svc-dl pack get forest-pack --json | jq -r .sha256",
-      ),
+      `
+With several slugs the packs are fetched one after another into one directory (-o DIR/,
+default .); a failed pack is reported and the others go on (exit 1 at the end); a refused key
+stops at once.
+${examples(
+  "svc-dl pack get forest-pack",
+  "svc-dl pack get forest-pack desert-rocks -o ./assets/",
+  "svc-dl pack get forest-pack --edition authoring -o ./assets/",
+  "svc-dl pack get forest-pack --extract -o vendor/",
+  "svc-dl pack get forest-pack -o forest.zip --force",
+  "svc-dl pack get forest-pack -o - > forest.zip",
+  "svc-dl pack get forest-pack --json | jq -r .sha256",
+)}`,
     )
-    .action(async (slug: string, opts: PackGetOptions, cmd: Command) => {
-      await runPackGet(open(cmd), slug, opts);
+    .action(async (slugs: string[], opts: PackGetOptions, cmd: Command) => {
+      await runPackGet(open(cmd), slugs, opts);
     });
   return new Command("pack")
-    .description("download one pack")
+    .description("download packs")
     .addCommand(get)
     .addHelpText("after", examples("svc-dl pack get forest-pack -o ./assets/"));
 }

@@ -13,11 +13,25 @@ export interface PacksSyncOptions {
   dryRun?: boolean;
   /** `--checksum`: re-hash every recorded file; re-download any that differs. */
   checksum?: boolean;
+  /** `--extract`: unpack each complete pack ZIP into `DIR/<file name without .zip>/`. */
+  extract?: boolean;
+  /** `--include GLOB`... (repeatable). */
+  include?: string[];
+  /** `--exclude GLOB`... (repeatable). */
+  exclude?: string[];
+  /** `--category NAME`... (repeatable). */
+  category?: string[];
+}
+
+/** Commander's collector of a repeatable option. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /**
- * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--dry-run]`
- * (cli-contract "packs sync", issue 6): makes DIR (default `.`) hold every owned pack, with the
+ * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--include GLOB]...
+ * [--exclude GLOB]... [--category NAME]... [--extract] [--dry-run]`
+ * (cli-contract "packs sync"): makes DIR (default `.`) hold every owned pack, with the
  * one download engine, one file at a time, paced by the download budget. Human output on stderr
  * ("pack 3/12" above each file bar, one plain line per file without a TTY, a closing summary);
  * `--dry-run` prints its list on stdout; `--json` prints the contract's document on stdout.
@@ -54,6 +68,12 @@ export async function runPacksSync(
       dryRun,
       checksum: opts.checksum === true,
       waitLock: globals.waitLock,
+      extract: opts.extract === true,
+      selection: {
+        include: opts.include ?? [],
+        exclude: opts.exclude ?? [],
+        categories: opts.category ?? [],
+      },
     },
     progress,
     {
@@ -70,6 +90,15 @@ export async function runPacksSync(
         if (line !== undefined) reporter.info(line);
       },
       notice: (line) => reporter.info(line),
+      selected: (selection) => {
+        for (const line of selection.warnings) reporter.warn(`warning: ${line}`);
+        if (selection.left.length > 0) {
+          const kept = selection.kept.length;
+          reporter.info(
+            `selected ${kept} pack${kept === 1 ? "" : "s"}; left out ${selection.left.length}: ${selection.left.join(", ")}`,
+          );
+        }
+      },
     },
   );
   if (globals.json) {
@@ -103,6 +132,10 @@ export function packsSyncCommand(open: OpenSession): Command {
       "--checksum",
       "re-hash every recorded file and re-download any whose SHA-256 differs (repaired)",
     )
+    .option("--include <glob>", "only packs whose slug matches (repeatable; * ? [...])", collect)
+    .option("--exclude <glob>", "leave out packs whose slug matches (repeatable; wins)", collect)
+    .option("--category <name>", "only packs with this category (repeatable, any case)", collect)
+    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)")
     .addHelpText(
       "after",
       `
@@ -110,8 +143,12 @@ Packs already complete in DIR (per DIR/.svc-dl/state.json, and on disk with the 
 and modification time, or the recorded SHA-256 after a re-hash) are skipped without any
 download request; a changed file is downloaded again (repaired). A file in DIR that svc-dl has
 no record of is adopted when it holds exactly the served bytes, else the pack fails with
-file_exists. --checksum re-hashes every file. --edition all adds the authoring edition where a pack
-has one. Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
+file_exists. --checksum re-hashes every file. --edition all adds the authoring edition where a
+pack has one. --include/--exclude take shell globs (* ? [...]) matched against the whole slug,
+case-sensitive (exclude wins); --category keeps packs with any of the named categories (any
+case); left-out packs are never requested and counted in summary.filtered. --extract unpacks
+each ZIP into DIR/<file name without .zip>/ (unchanged archives are not unpacked again).
+Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
 revoked key, API disabled, blocked) stops at once with its own exit code; 8 when another run
 holds DIR's lock (--wait-lock SECONDS waits for it).
 ${examples(
@@ -120,6 +157,7 @@ ${examples(
   "svc-dl packs sync ~/assets --dry-run",
   "svc-dl packs sync ~/assets --checksum",
   "svc-dl --wait-lock 600 packs sync ~/assets",
+  "svc-dl packs sync ~/assets --include 'forest-*' --extract",
   "svc-dl packs sync ./packs --json --quiet > sync-report.json",
 )}`,
     )

@@ -61,6 +61,8 @@ export interface ErrorDoc {
   message: string;
   http_status: number | null;
   request_id: string | null;
+  retryable: boolean;
+  hint: string | null;
 }
 
 /** A CLI run with its parsed `--json` documents and the directories it was checked in. */

@@ -1,13 +1,13 @@
 import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { discardBody } from "../../../src/api/body.js";
-import { HttpClient, MAX_REDIRECTS } from "../../../src/api/http.js";
-import type { Clock } from "../../../src/api/pacer.js";
 import { ApiError } from "../../../src/errors/api-error.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
 import { ResponseError } from "../../../src/errors/response-error.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
+import { discardBody } from "../../../src/http/body.js";
+import { HttpClient, MAX_REDIRECTS } from "../../../src/http/client.js";
+import type { Clock } from "../../../src/http/pacer.js";
 
 const API = "https://svc.example";
 const CDN = "https://cdn.example";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { budgetForPath, type Clock, RateLimitPacer } from "../../../src/api/pacer.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
+import { budgetForPath, type Clock, RateLimitPacer } from "../../../src/http/pacer.js";
 
 function fakeClock() {
   const sleeps: number[] = [];

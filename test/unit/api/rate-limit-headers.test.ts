@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter, readRateLimitHeaders } from "../../../src/api/rate-limit-headers.js";
+import { parseRetryAfter, readRateLimitHeaders } from "../../../src/http/rate-limit-headers.js";
 
 describe("readRateLimitHeaders", () => {
   it("reads the structured RateLimit and RateLimit-Policy headers", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../../../src/api/redact.js";
+import { Redactor, redactUrl } from "../../../src/http/redact.js";
 
 const SERVICE = "https://svc.example";
 
@@ -28,6 +28,35 @@ describe("redactUrl", () => {
   it("treats another port as another origin", () => {
     expect(redactUrl(new URL("https://svc.example:8443/x?token=t"), SERVICE)).toBe(
       "https://svc.example:8443/x?token=…",
+    );
+  });
+});
+
+describe("Redactor (one redactor for every printed URL and header)", () => {
+  const KEY = "svc_live_AbCdEfGhIjKlMnOpQrStUvWxYz012345_deadbeef";
+  const LICENSE = "SVC_7F3A-19C2-88B0-4D1E-AA55";
+  const r = new Redactor(SERVICE, [KEY, LICENSE]);
+
+  it("scrubs the whole key, its body without the prefix, and any 16-character fragment", () => {
+    expect(r.text(`Bearer ${KEY}`)).toBe("Bearer [redacted]");
+    expect(r.text(`id=${KEY.slice(9)}`)).toBe("id=[redacted]");
+    const fragment = KEY.slice(12, 28);
+    expect(fragment).toHaveLength(16);
+    expect(r.text(`x-request-id: req-${fragment}-1`)).toBe("x-request-id: req-[redacted]-1");
+    expect(r.text(`short ${KEY.slice(12, 27)} stays`)).toBe(`short ${KEY.slice(12, 27)} stays`);
+  });
+
+  it("scrubs the license key with or without its SVC_ prefix", () => {
+    expect(r.text(`key ${LICENSE}`)).toBe("key [redacted]");
+    expect(r.text(`id ${LICENSE.slice(4)}`)).toBe("id [redacted]");
+  });
+
+  it("hides credential-like query values on every host, the service's too", () => {
+    expect(r.url(`${SERVICE}/api/v1/me?key=abc&limit=5&token=t&sig=s&signature=x`)).toBe(
+      `${SERVICE}/api/v1/me?key=…&limit=5&token=…&sig=…&signature=…`,
+    );
+    expect(r.url(`${SERVICE}/api/v1/me?next=${encodeURIComponent(KEY)}`)).not.toContain(
+      KEY.slice(9, 25),
     );
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Clock } from "../../../src/api/pacer.js";
-import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/api/retry.js";
 import { ApiError } from "../../../src/errors/api-error.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
+import { RateLimitedError } from "../../../src/errors/rate-limited-error.js";
+import type { Clock } from "../../../src/http/pacer.js";
+import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/http/retry.js";
 
 function setup(random: () => number, maxWaitSeconds = 300) {
   const sleeps: number[] = [];
@@ -65,10 +66,12 @@ describe("RetryBudget", () => {
     await budget.wait(limited(6));
     const err = await budget.wait(limited(1)).catch((e: unknown) => e);
     expect(sleeps).toEqual([4000, 6000]);
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).exitCode).toBe(6);
-    expect((err as ApiError).requestId).toBe("r2");
-    expect((err as ApiError).hint).toContain("Retry after 1970-01-01T00:00:11.000Z (in 1s)");
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect((err as RateLimitedError).exitCode).toBe(6);
+    expect((err as RateLimitedError).requestId).toBe("r2");
+    expect((err as RateLimitedError).hint).toContain(
+      "Retry after 1970-01-01T00:00:11.000Z (in 1s)",
+    );
     expect(notes[0]).toContain("waiting 4s as Retry-After asks");
   });
 

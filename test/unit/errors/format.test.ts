@@ -31,7 +31,7 @@ describe("formatErrorForHumans", () => {
 });
 
 describe("jsonErrorDocument", () => {
-  it("has exactly code, message, http_status and request_id", () => {
+  it("has exactly code, message, http_status, request_id, retryable and hint", () => {
     const doc = jsonErrorDocument(
       new ApiError({
         code: "not_found",
@@ -40,14 +40,28 @@ describe("jsonErrorDocument", () => {
         requestId: "req_1",
       }),
     );
-    expect(Object.keys(doc.error).sort()).toEqual(["code", "http_status", "message", "request_id"]);
-    expect(doc.error).toMatchObject({ code: "not_found", http_status: 404, request_id: "req_1" });
-    expect(doc.error.message).toContain("No such pack");
+    expect(Object.keys(doc.error).sort()).toEqual([
+      "code",
+      "hint",
+      "http_status",
+      "message",
+      "request_id",
+      "retryable",
+    ]);
+    expect(doc.error).toMatchObject({
+      code: "not_found",
+      message: "No such pack",
+      http_status: 404,
+      request_id: "req_1",
+      retryable: false,
+    });
+    expect(doc.error.hint).toEqual(expect.stringContaining("No such published item"));
   });
 
   it("has null status and request id when no response came back", () => {
     const doc = jsonErrorDocument(new NetworkError("could not reach", { requestId: "svcdl_sent" }));
     expect(doc.error.http_status).toBeNull();
     expect(doc.error.request_id).toBeNull();
+    expect(doc.error.retryable).toBe(true);
   });
 });

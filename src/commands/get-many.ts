@@ -1,0 +1,159 @@
+import { statSync } from "node:fs";
+import { resolve, sep } from "node:path";
+import type { HttpClient } from "../api/http.js";
+import type { DownloadResult, DownloadSource } from "../download/engine.js";
+import type { ItemRef } from "../download/state.js";
+import { ExitCode } from "../errors/exit-codes.js";
+import { SvcError } from "../errors/svc-error.js";
+import { UsageError } from "../errors/usage-error.js";
+import type { Session } from "../session.js";
+import type { SyncItemError } from "../sync/types.js";
+
+/** One item of a `get` with several slugs. */
+export interface ManyItem {
+  item: ItemRef;
+  /** Finds the request (called when the item's turn comes, the directory locked). */
+  source: () => Promise<DownloadSource>;
+}
+
+/** A `pack get a b c` / `asset get a b c` run (cli-contract "pack get", "asset get"). */
+export interface GetManyRequest {
+  items: ManyItem[];
+  /** `-o PATH` as given: a directory, or none for the current one. */
+  output: string | undefined;
+  force: boolean;
+  /** As GetRequest.afterDownload (`--extract`): runs with the lock held, joins the item's document. */
+  afterDownload?: (result: DownloadResult) => Promise<Record<string, unknown>>;
+}
+
+/** A failed item of the several-slug `--json` document. */
+interface FailedItem extends ItemRef {
+  status: "failed";
+  error: SyncItemError;
+}
+
+/** The several-slug `--json` document (cli-contract "JSON documents"). */
+export interface GetManyDocument {
+  items: Record<string, unknown>[];
+  summary: { downloaded: number; up_to_date: number; failed: number };
+}
+
+/**
+ * Refuses, before anything is created or requested, a `-o` that cannot hold several files:
+ * `-o -` (stdout) and `-o FILE` (not an existing directory, not ending in `/`).
+ * Throws UsageError (exit 2).
+ */
+export function checkSeveralOutput(output: string | undefined, cwd: string): void {
+  if (output === undefined) return;
+  if (output === "-") {
+    throw new UsageError("-o - takes one slug: several files cannot share stdout", {
+      hint: "Give one slug with -o -, or a directory with -o DIR/.",
+    });
+  }
+  const endsWithSlash = output.endsWith("/") || output.endsWith(sep);
+  let isDir = false;
+  try {
+    isDir = statSync(resolve(cwd, output)).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!endsWithSlash && !isDir) {
+    throw new UsageError(`-o ${output} names one file, but several slugs were given`, {
+      hint: "With several slugs, -o takes a directory: end it with / (e.g. -o assets/).",
+    });
+  }
+}
+
+/**
+ * Fetches several items one after another into one directory (cli-contract "pack get": several
+ * slugs), the directory locked once for the run, with the one download engine. Each item gets
+ * a start line ("pack 2/3 forest-pack") and its file line; a failed item is reported and the
+ * rest go on; an account-level failure (any 401 code, `api_disabled`, `not_eligible`,
+ * `blocked`) and every other failure `packs sync` stops on (src/sync/failure.ts) end the run
+ * at once. Prints the final paths on stdout (or the `--json` document
+ * `{items, summary:{downloaded, up_to_date, failed}}`) and a summary line on stderr.
+ * Throws SvcError `get_incomplete` (exit 1) when some items failed, UsageError for a bad `-o`,
+ * FileSystemError `locked`, and the stopping failures.
+ */
+export async function runGetMany(
+  session: Session,
+  client: HttpClient,
+  req: GetManyRequest,
+): Promise<GetManyDocument> {
+  const [{ resolveDestination }, { downloadItem }, { acquireDirLock }, progressMod, failure] =
+    await Promise.all([
+      import("../download/destination.js"),
+      import("../download/engine.js"),
+      import("../download/lock.js"),
+      import("../io/progress.js"),
+      import("../sync/failure.js"),
+    ]);
+  const { toJsonDocument } = await import("../download/run-get.js");
+  const { ctx, globals, reporter } = session;
+  checkSeveralOutput(req.output, ctx.cwd);
+  const destination = resolveDestination(req.output, ctx.cwd);
+  if (destination.kind !== "file") throw new UsageError("-o - takes one slug");
+  const progress = await progressMod.createProgress({
+    stderr: ctx.io.stderr,
+    isTTY: ctx.io.stderrIsTTY,
+    progress: globals.progress,
+    quiet: globals.quiet || globals.json,
+  });
+  const doc: GetManyDocument = { items: [], summary: { downloaded: 0, up_to_date: 0, failed: 0 } };
+  const failed: FailedItem[] = [];
+  const lock = await acquireDirLock(destination.dir);
+  try {
+    let position = 0;
+    for (const { item, source } of req.items) {
+      position += 1;
+      reporter.info(`${item.kind} ${position}/${req.items.length} ${item.slug}`);
+      try {
+        const result = await downloadItem(client, {
+          ...item,
+          source: await source(),
+          dir: destination.dir,
+          force: req.force,
+          progress,
+          progressLabel: `${item.kind} ${position}/${req.items.length}`,
+          lock: false,
+          onNotice: (line) => reporter.info(line),
+        });
+        const extra = req.afterDownload ? await req.afterDownload(result) : {};
+        doc.items.push({ ...toJsonDocument(result), ...extra });
+        if (result.status === "up-to-date" || (result.status as string) === "adopted") {
+          doc.summary.up_to_date += 1;
+        } else {
+          doc.summary.downloaded += 1;
+        }
+        if (!globals.json) session.print(result.path);
+      } catch (err) {
+        if (client.signal?.aborted) throw err;
+        if (failure.classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
+        const error = failure.itemError(err as SvcError);
+        const entry: FailedItem = { ...item, status: "failed", error };
+        failed.push(entry);
+        doc.items.push({ ...entry });
+        doc.summary.failed += 1;
+        const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
+        reporter.warn(`${item.kind} ${item.slug}: ${error.message} (${error.code}${id})`);
+      }
+    }
+  } finally {
+    progress.stop();
+    await lock.release();
+  }
+  const s = doc.summary;
+  reporter.info(
+    `${req.items.length} items: ${s.downloaded} downloaded, ${s.up_to_date} up to date, ${s.failed} failed`,
+  );
+  if (globals.json) session.printJson(doc);
+  if (failed.length > 0) {
+    const names = failed.map((f) => `${f.slug} (${f.error.code})`).join(", ");
+    throw new SvcError(`${failed.length} of ${req.items.length} items failed: ${names}`, {
+      code: "get_incomplete",
+      exitCode: ExitCode.failure,
+      hint: "Run the same command again for the failed slugs; the others are complete.",
+    });
+  }
+  return doc;
+}

@@ -1,0 +1,114 @@
+import { Command } from "commander";
+import type { InstallItemResult } from "../install/types.js";
+import type { Session } from "../session.js";
+import { examples, type OpenSession } from "./command-kit.js";
+
+/** Options of `install` (after parsing). */
+export interface InstallCommandOptions {
+  frozen?: boolean;
+  /** `--manifest FILE`; default `svc-dl.json` in the working directory. */
+  manifest?: string;
+  /** False with `--no-cache`. */
+  cache: boolean;
+  extract?: boolean;
+}
+
+/**
+ * `svc-dl install [--frozen] [--manifest FILE] [--no-cache] [--extract]` (cli-contract
+ * "Manifest, lock and cache"): a thin layer over `runInstall` (src/install/run.ts). The HTTP
+ * client, and so the base URL and the API key, are resolved only when an item needs the network:
+ * `install --frozen` with every locked item in `dir` or the cache needs no key. Human output:
+ * one line per item and a summary on stderr; `--json` prints the contract's document on stdout
+ * (also before a `lock_mismatch` or `install_incomplete` error). Throws what `runInstall` throws.
+ */
+export async function runInstallCommand(
+  session: Session,
+  opts: InstallCommandOptions,
+): Promise<void> {
+  const [{ resolve }, { runInstall }, { createItemFetcher }, { createProgress }, location] =
+    await Promise.all([
+      import("node:path"),
+      import("../install/run.js"),
+      import("../install/fetch-item.js"),
+      import("../io/progress.js"),
+      import("../cache/location.js"),
+    ]);
+  const { ctx, globals, reporter } = session;
+  const progress = await createProgress({
+    stderr: ctx.io.stderr,
+    isTTY: ctx.io.stderrIsTTY,
+    progress: globals.progress,
+    quiet: globals.quiet || globals.json,
+  });
+  const notice = (line: string): void => reporter.info(line);
+  const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });
+  const manifestPath = resolve(ctx.cwd, opts.manifest ?? "svc-dl.json");
+  const cacheDir = opts.cache ? await location.cacheDirFrom(ctx.env, ctx.cwd) : undefined;
+  try {
+    const doc = await runInstall(
+      fetcher,
+      { manifestPath, frozen: opts.frozen === true, cacheDir, extract: opts.extract === true },
+      {
+        planned: (m) => {
+          const n = m.items.length;
+          reporter.info(
+            `${n} item${n === 1 ? "" : "s"} declared in ${m.path}; installing into ${m.dir}`,
+          );
+        },
+        itemFinished: (r) => {
+          // A file fetched over the network already has its line from the progress output.
+          if (r.source !== "network" || r.status === "lock-mismatch") notice(itemLine(r));
+        },
+        notice,
+      },
+    );
+    if (globals.json) session.printJson(doc);
+    const s = doc.summary;
+    reporter.info(
+      `installed ${doc.items.length} item${doc.items.length === 1 ? "" : "s"}: ${s.downloaded} downloaded, ${s.from_cache} from the cache, ${s.up_to_date} already in place`,
+    );
+  } catch (err) {
+    const { InstallError } = await import("../install/outcome.js");
+    if (err instanceof InstallError && err.document && globals.json)
+      session.printJson(err.document);
+    throw err;
+  } finally {
+    progress.stop();
+  }
+}
+
+/** One stderr line per settled item: `pack forest-pack (standard): downloaded (network)`. */
+function itemLine(r: InstallItemResult): string {
+  const what =
+    r.kind === "pack" ? `pack ${r.slug} (${r.edition ?? "standard"})` : `asset ${r.slug}`;
+  if (r.status === "failed") return `${what}: failed (${r.error?.code ?? "error"})`;
+  if (r.status === "lock-mismatch") return `${what}: lock mismatch: ${r.reason ?? ""}`;
+  return `${what}: ${r.status} (${r.source === "local" ? "already in dir" : `from the ${r.source}`})`;
+}
+
+/** Builds the `install` command. */
+export function installCommand(open: OpenSession): Command {
+  return new Command("install")
+    .description("fetch the packs and assets svc-dl.json declares, pinned by svc-dl.lock (for CI)")
+    .option("--frozen", "never write svc-dl.lock; fail (exit 9) when served files differ from it")
+    .option("--manifest <file>", "the manifest to read (default ./svc-dl.json)")
+    .option("--no-cache", "neither read nor fill the download cache (SVC_DL_CACHE_DIR)")
+    .option("--extract", "extract every pack ZIP once verified")
+    .addHelpText(
+      "after",
+      `
+svc-dl.json: {"dir":"vendor/assets","packs":["sci-fi-props",{"slug":"low-poly-forest","edition":"authoring","extract":true}],"assets":["free-sample-cube"]}
+Items already in dir or in the cache with the locked SHA-256 cost no request (and no API key).
+svc-dl.lock is written beside the manifest; commit it. Exit 9 (lock_mismatch) with --frozen
+when the lock does not cover the manifest or the service serves other bytes than it names.
+${examples(
+  "svc-dl install",
+  "svc-dl install --frozen",
+  "svc-dl install --manifest assets/svc-dl.json --json",
+  "SVC_DL_CACHE_DIR=.cache/svc-dl svc-dl install --frozen",
+)}`,
+    )
+    .action(async (opts: InstallCommandOptions, cmd: Command) => {
+      await runInstallCommand(open(cmd), opts);
+    });
+}

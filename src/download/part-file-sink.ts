@@ -1,0 +1,185 @@
+import { FileSystemError } from "../errors/file-system-error.js";
+import type { HttpResponse } from "../http/client.js";
+import { headerValue } from "../http/client.js";
+import type { FileProgress } from "../io/progress.js";
+import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
+import { isStrongEtag } from "./fetch-body.js";
+import { nameFromContentDisposition } from "./names.js";
+import {
+  type PartialMeta,
+  type PartialPaths,
+  partialPaths,
+  preparePartialData,
+  readPartial,
+  removePartial,
+  writePartialMeta,
+} from "./partial.js";
+import type { ItemRef } from "./state.js";
+import { type HashingFileWriter, openHashingWriter } from "./writer.js";
+
+/** A complete file in the part file, ready to be checked and renamed into place. */
+export interface CompletePart {
+  name: string;
+  bytes: number;
+  sha256: string;
+  etag: string | null;
+  /** Bytes that were already on disk when this call first resumed; 0 when it started from zero. */
+  resumedFrom: number;
+  response: HttpResponse;
+}
+
+/** Options of {@link PartFileSink}. */
+export interface PartFileSinkOptions {
+  dir: string;
+  item: ItemRef;
+  /** ETag of the recorded file to revalidate with `If-None-Match`, if any. */
+  conditionalEtag: string | undefined;
+  progress: FileProgress;
+  progressLabel: string | undefined;
+  /**
+   * The final file name for the server's name (Content-Disposition, or the partial's recorded
+   * name), after the one-name-one-item and destination checks; throws `file_exists`.
+   */
+  chooseName: (server: string | undefined) => string;
+}
+
+/**
+ * The part-file sink of {@link fetchBody} (cli-contract "Downloads"): partial data in
+ * `<dir>/.svc-dl/<kind>-<edition>-<slug>.part` with its ETag and total (-1 while unknown, after
+ * a chunked response) in `.part.json`, hashed (SHA-256) while written, resumable whenever its
+ * ETag is strong, even without a known size. Returns a {@link CompletePart} or `unchanged`;
+ * the engine checks the format, renames and records.
+ */
+export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
+  readonly conditionalEtag: string | undefined;
+  readonly paths: PartialPaths;
+  readonly #opts: PartFileSinkOptions;
+  #writer: HashingFileWriter | undefined;
+  #name: string | undefined;
+  /** Start offset of the first transfer of the current version (undefined after a restart). */
+  #chainStart: number | undefined;
+
+  constructor(opts: PartFileSinkOptions) {
+    this.#opts = opts;
+    this.conditionalEtag = opts.conditionalEtag;
+    this.paths = partialPaths(opts.dir, opts.item);
+  }
+
+  resumePoint(): ResumePoint | undefined {
+    const partial = readPartial(this.paths, this.#opts.item);
+    if (!partial) return undefined;
+    if (!isStrongEtag(partial.meta.etag)) {
+      removePartial(this.paths);
+      return undefined;
+    }
+    const { meta } = partial;
+    return {
+      offset: partial.bytes,
+      etag: meta.etag,
+      total: meta.total >= 0 ? meta.total : undefined,
+    };
+  }
+
+  unchanged(): "unchanged" {
+    return "unchanged";
+  }
+
+  async completeOnDisk(res: HttpResponse, total: number): Promise<CompletePart> {
+    const partial = readPartial(this.paths, this.#opts.item);
+    const name = this.#opts.chooseName(partial?.meta.file);
+    this.#chainStart ??= total;
+    const writer = openHashingWriter(this.paths.data, total);
+    writer.close();
+    this.#opts.progress.start({ name, total, offset: total, ...this.#label() });
+    return {
+      name,
+      bytes: writer.bytes,
+      sha256: writer.digest(),
+      etag: partial?.meta.etag ?? null,
+      resumedFrom: this.#chainStart,
+      response: res,
+    };
+  }
+
+  begin(res: HttpResponse, head: BodyHead): undefined {
+    const partial = head.start > 0 ? readPartial(this.paths, this.#opts.item) : undefined;
+    const name = this.#opts.chooseName(
+      nameFromContentDisposition(headerValue(res.headers, "content-disposition")) ??
+        partial?.meta.file,
+    );
+    if (head.start === 0 || (partial && partial.meta.total < 0 && head.total !== undefined)) {
+      const meta: PartialMeta = {
+        version: 1,
+        ...this.#opts.item,
+        etag: head.etag ?? "",
+        total: head.total ?? -1,
+        file: name,
+        started_at: partial?.meta.started_at ?? new Date().toISOString(),
+      };
+      writePartialMeta(this.paths, meta);
+    }
+    preparePartialData(this.paths, head.start); // never write through a link at the .part path
+    const writer = openHashingWriter(this.paths.data, head.start);
+    if (writer.bytes !== head.start) {
+      writer.close();
+      removePartial(this.paths);
+      throw new FileSystemError(
+        `the partial data in ${this.paths.data} changed during the download`,
+        {
+          code: "write_failed",
+          hint: "Run the same command again; svc-dl starts the file over.",
+        },
+      );
+    }
+    this.#writer = writer;
+    this.#name = name;
+    this.#chainStart ??= head.start;
+    this.#opts.progress.start({ name, total: head.total, offset: head.start, ...this.#label() });
+    return undefined;
+  }
+
+  write(chunk: Buffer): undefined {
+    this.#writer?.write(chunk);
+    this.#opts.progress.advance(chunk.length);
+    return undefined;
+  }
+
+  bytes(): number {
+    return this.#writer?.bytes ?? 0;
+  }
+
+  end(): void {
+    try {
+      this.#writer?.flush();
+    } finally {
+      try {
+        this.#writer?.close();
+      } catch {
+        // the first error is the one to report
+      }
+    }
+  }
+
+  reset(): void {
+    removePartial(this.paths);
+    this.#chainStart = undefined;
+  }
+
+  async finish(res: HttpResponse, head: BodyHead): Promise<CompletePart> {
+    const writer = this.#writer;
+    if (!writer || this.#name === undefined) throw new Error("finish before begin");
+    writer.close();
+    return {
+      name: this.#name,
+      bytes: writer.bytes,
+      sha256: writer.digest(),
+      etag: head.etag,
+      resumedFrom: this.#chainStart ?? 0,
+      response: res,
+    };
+  }
+
+  #label(): { label?: string } {
+    return this.#opts.progressLabel !== undefined ? { label: this.#opts.progressLabel } : {};
+  }
+}

@@ -1,0 +1,232 @@
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync } from "node:fs";
+import { join } from "node:path";
+import { STATE_DIR, stateDirOf } from "../download/state.js";
+import { FileSystemError } from "../errors/file-system-error.js";
+import { carryOver } from "./carry-over.js";
+import { extractFsError, unsafeArchive } from "./errors.js";
+import { inspectArchive } from "./inspect.js";
+import {
+  type ExtractedFolder,
+  isSafeFolderName,
+  readExtractedManifest,
+  writeExtractedManifest,
+} from "./manifest.js";
+import { writeEntries } from "./write-entries.js";
+
+/** Options of {@link extractPack}. */
+export interface ExtractPackOptions {
+  /** The output directory, absolute, holding the archive and `.svc-dl/`. */
+  dir: string;
+  /** Base name of the verified pack ZIP in `dir` (the download's `file`). */
+  file: string;
+  /** Lower-case hex SHA-256 of the archive, as the state file records it. */
+  sha256: string;
+  /** Stops between entries (the partial folder is removed). */
+  signal?: AbortSignal;
+}
+
+/** What {@link extractPack} did. */
+export interface ExtractResult {
+  /** `extracted` now, or `unchanged` (the archive's SHA-256 equals the one extracted before). */
+  status: "extracted" | "unchanged";
+  /** Absolute path of the folder. */
+  path: string;
+  /** Number of files the folder holds from the archive. */
+  files: number;
+}
+
+const NEW_SUFFIX = ".new";
+const OLD_SUFFIX = ".old";
+const PREFIX = "extract-";
+
+/** The folder an archive is extracted into: its name without `.zip`; never `.svc-dl` or empty. */
+export function extractFolderName(file: string): string {
+  const stem = file.replace(/\.zip$/i, "");
+  return stem !== file && isSafeFolderName(stem) ? stem : `${file}.d`;
+}
+
+/**
+ * Extracts a verified pack ZIP (cli-contract "Downloads", `--extract`) into
+ * `<dir>/<file name without .zip>/`. Call only while holding the directory lock.
+ *
+ * 1. Finishes an interrupted earlier extraction: a folder moved aside (`.svc-dl/extract-X.old`)
+ *    whose place is empty is put back; half-built folders (`extract-X.new`) are removed.
+ * 2. Returns `unchanged` when `.svc-dl/extracted.json` records this SHA-256 for the folder and
+ *    its files are there.
+ * 3. Checks every entry before anything is written (src/extract/inspect.ts), and the declared
+ *    total against the free disk space.
+ * 4. Writes the entries into `.svc-dl/extract-X.new`, brings over whatever the user added to
+ *    the existing folder (never the files of the previous extraction), then swaps the folders
+ *    with two renames and records the new file list; the old folder is then deleted.
+ *
+ * The ZIP is kept. Throws SvcError `unsafe_archive` (exit 7, nothing written into the folder),
+ * FileSystemError `file_exists` (the folder's place holds a file or symlink, or a user file
+ * clashes with the archive), `no_space`/`permission_denied`/`write_failed` (exit 8), and the
+ * signal's reason.
+ */
+export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResult> {
+  const { dir, file } = opts;
+  const folder = extractFolderName(file);
+  const target = join(dir, folder);
+  const archive = join(dir, file);
+  const stateDir = stateDirOf(dir);
+  ensureStateDir(stateDir);
+  recoverInterrupted(dir);
+
+  const manifest = readExtractedManifest(dir);
+  const previous = manifest.folders[folder];
+  if (previous?.sha256 === opts.sha256 && previous.archive === file && isIntact(target, previous)) {
+    return { status: "unchanged", path: target, files: previous.files.length };
+  }
+  const archiveStat = lstatSync(archive, { throwIfNoEntry: false });
+  if (!archiveStat?.isFile()) {
+    throw new FileSystemError(`${archive} is not a regular file; nothing was extracted`, {
+      code: "file_exists",
+      hint: "Download the pack again without --extract, then with it.",
+    });
+  }
+  refuseNonFolder(target);
+  const plan = await inspectArchive(archive, archiveStat.size);
+  const next = join(stateDir, `${PREFIX}${folder}${NEW_SUFFIX}`);
+  const aside = join(stateDir, `${PREFIX}${folder}${OLD_SUFFIX}`);
+  let written: { files: string[]; dirs: string[] };
+  try {
+    const free = freeBytes(dir);
+    if (free !== undefined && plan.declaredBytes > free) {
+      throw unsafeArchive(
+        archive,
+        `its entries declare ${plan.declaredBytes} bytes, more than the ${free} bytes free on the disk`,
+      );
+    }
+    rmSync(next, { recursive: true, force: true });
+    mkdirSync(next, { mode: 0o755 });
+    written = await writeEntries(archive, plan.zip, plan.entries, next, opts.signal);
+    const current = refuseNonFolder(target);
+    if (current) {
+      await carryOver({
+        target,
+        next,
+        oldFiles: new Set(previous?.files ?? []),
+        oldDirs: new Set(previous?.dirs ?? []),
+        newFiles: new Set(written.files),
+        newDirs: new Set(written.dirs),
+      });
+    }
+    swapInto(target, next, aside, current);
+  } catch (err) {
+    rmSync(next, { recursive: true, force: true });
+    throw err;
+  } finally {
+    plan.zip.close();
+  }
+  manifest.folders[folder] = {
+    archive: file,
+    sha256: opts.sha256,
+    files: written.files,
+    dirs: written.dirs,
+    extracted_at: new Date().toISOString(),
+  };
+  await writeExtractedManifest(dir, manifest);
+  try {
+    rmSync(aside, { recursive: true, force: true });
+  } catch {
+    // done all the same; the next run removes what is left (recoverInterrupted)
+  }
+  return { status: "extracted", path: target, files: written.files.length };
+}
+
+/**
+ * Whether the folder's place holds a real folder (true) or nothing (false). Throws
+ * FileSystemError `file_exists` for a file or a symlink there: svc-dl never extracts through a
+ * link it did not make.
+ */
+function refuseNonFolder(target: string): boolean {
+  const st = lstatSync(target, { throwIfNoEntry: false });
+  if (st === undefined) return false;
+  if (st.isDirectory()) return true;
+  throw new FileSystemError(
+    `${target} exists and is not a folder (${st.isSymbolicLink() ? "a symlink" : "a file"}); nothing was extracted`,
+    { code: "file_exists", hint: `Move ${target} away and run the same command again.` },
+  );
+}
+
+/** Creates `.svc-dl/` (0700) when missing; refuses one that is a symlink or not a folder. */
+function ensureStateDir(stateDir: string): void {
+  const st = lstatSync(stateDir, { throwIfNoEntry: false });
+  if (st === undefined) {
+    try {
+      mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw extractFsError(`cannot create ${stateDir}`, err);
+    }
+  } else if (!st.isDirectory()) {
+    throw new FileSystemError(`${stateDir} is not a folder (a symlink?); svc-dl will not use it`, {
+      code: "unsafe_state_dir",
+      hint: `Remove ${STATE_DIR} from the directory and run the same command again.`,
+    });
+  }
+}
+
+/** Moves the existing folder aside (when there is one), then the new one into its place. */
+function swapInto(target: string, next: string, aside: string, hasOld: boolean): void {
+  try {
+    rmSync(aside, { recursive: true, force: true });
+    if (hasOld) renameSync(target, aside);
+    try {
+      renameSync(next, target);
+    } catch (err) {
+      if (hasOld) renameSync(aside, target);
+      throw err;
+    }
+  } catch (err) {
+    throw extractFsError(`cannot move the extracted folder into ${target}`, err);
+  }
+}
+
+/**
+ * Finishes interrupted extractions of `dir`: `extract-X.old` goes back to `X` when `X` is
+ * missing (the swap was cut between its two renames), else is deleted; `extract-X.new` is
+ * deleted. Only a real directory is put back (never a symlink planted there). Names that are
+ * not safe folder names are left alone.
+ */
+function recoverInterrupted(dir: string): void {
+  const stateDir = stateDirOf(dir);
+  for (const name of readdirSync(stateDir)) {
+    if (!name.startsWith(PREFIX)) continue;
+    const isOld = name.endsWith(OLD_SUFFIX);
+    if (!isOld && !name.endsWith(NEW_SUFFIX)) continue;
+    const folder = name.slice(PREFIX.length, -(isOld ? OLD_SUFFIX : NEW_SUFFIX).length);
+    if (!isSafeFolderName(folder)) continue;
+    const path = join(stateDir, name);
+    const target = join(dir, folder);
+    try {
+      const aside = lstatSync(path);
+      if (isOld && aside.isDirectory() && !lstatSync(target, { throwIfNoEntry: false })) {
+        renameSync(path, target);
+      } else {
+        rmSync(path, { recursive: true, force: true });
+      }
+    } catch (err) {
+      throw extractFsError(`cannot clean up ${path}`, err);
+    }
+  }
+}
+
+/** Whether the folder is a real directory holding every file the manifest lists. */
+function isIntact(target: string, record: ExtractedFolder): boolean {
+  if (!lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) return false;
+  return record.files.every(
+    (rel) =>
+      lstatSync(join(target, ...rel.split("/")), { throwIfNoEntry: false })?.isFile() === true,
+  );
+}
+
+/** Bytes available to this user on the file system of `dir`, or undefined when unknown. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const s = statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,133 @@
+import type { Entry, ZipFile } from "yauzl";
+import { checkEntryName, collisionKey, entryType } from "./entry-names.js";
+import { unsafeArchive } from "./errors.js";
+
+/** Most entries an archive may have (a flood of tiny entries is a bomb of its own). */
+export const MAX_ENTRIES = 100_000;
+/** The declared uncompressed total may be at most this many times the archive's size. */
+export const MAX_EXPANSION_RATIO = 100;
+
+/** One checked entry: its segments, and for a file the yauzl entry to read it through. */
+export interface CheckedEntry {
+  segments: string[];
+  directory: boolean;
+  /** The yauzl entry (files only). */
+  entry: Entry | undefined;
+}
+
+/** The checked contents of an archive: the entries and their declared uncompressed total. */
+export interface ArchivePlan {
+  zip: ZipFile;
+  entries: CheckedEntry[];
+  /** Sum of the declared uncompressed sizes, in bytes. */
+  declaredBytes: number;
+}
+
+/**
+ * Opens `archive` with yauzl (names left undecoded so that every name is judged here, with
+ * backslashes kept; entry sizes validated while inflating) and checks every entry of the
+ * central directory before anything is written (cli-contract "Downloads", `--extract`): names
+ * ({@link checkEntryName}), symlinks and special files (unix mode or NTFS reparse point),
+ * encrypted entries, compression methods other than stored and deflate, two entries landing on
+ * the same path (case-insensitively), a file where another entry needs a folder, more than
+ * {@link MAX_ENTRIES} entries, and a declared total over {@link MAX_EXPANSION_RATIO} × the
+ * archive's size. Returns the open ZipFile (the caller closes it) and the entries.
+ * Throws SvcError `unsafe_archive` (exit 7).
+ */
+export async function inspectArchive(archive: string, archiveBytes: number): Promise<ArchivePlan> {
+  const yauzl = await import("yauzl");
+  let zip: ZipFile;
+  try {
+    zip = await yauzl.openPromise(archive, {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: false,
+      validateEntrySizes: true,
+    });
+  } catch (err) {
+    throw unsafeArchive(archive, `it cannot be read as a ZIP (${(err as Error).message})`, err);
+  }
+  try {
+    if (zip.entryCount > MAX_ENTRIES) {
+      throw unsafeArchive(archive, `it has ${zip.entryCount} entries (at most ${MAX_ENTRIES})`);
+    }
+    const entries: CheckedEntry[] = [];
+    const seen = new Map<string, boolean>();
+    let declaredBytes = 0;
+    let iterated: AsyncIterable<Entry>;
+    try {
+      iterated = zip.eachEntry();
+    } catch (err) {
+      throw unsafeArchive(archive, (err as Error).message, err);
+    }
+    try {
+      for await (const entry of iterated) {
+        const checked = checkEntry(archive, entry, yauzl.getFileNameLowLevel);
+        for (let i = 1; i < checked.segments.length; i++) {
+          claim(archive, seen, checked.segments.slice(0, i), true);
+        }
+        claim(archive, seen, checked.segments, checked.directory);
+        declaredBytes += checked.directory ? 0 : entry.uncompressedSize;
+        entries.push(checked);
+      }
+    } catch (err) {
+      if (err instanceof Error && "code" in err && err.code === "unsafe_archive") throw err;
+      throw unsafeArchive(archive, `it cannot be read as a ZIP (${(err as Error).message})`, err);
+    }
+    if (declaredBytes > MAX_EXPANSION_RATIO * archiveBytes) {
+      throw unsafeArchive(
+        archive,
+        `its entries declare ${declaredBytes} bytes, more than ${MAX_EXPANSION_RATIO} times its own ${archiveBytes} bytes`,
+      );
+    }
+    return { zip, entries, declaredBytes };
+  } catch (err) {
+    zip.close();
+    throw err;
+  }
+}
+
+function checkEntry(
+  archive: string,
+  entry: Entry,
+  decodeName: typeof import("yauzl").getFileNameLowLevel,
+): CheckedEntry {
+  // decodeStrings: false leaves the raw name; decode it strictly (backslashes kept).
+  const name = decodeName(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+  const path = checkEntryName(name);
+  if (typeof path === "string") throw unsafeArchive(archive, path);
+  const shown = JSON.stringify(name.slice(0, 120));
+  const type = entryType(entry.externalFileAttributes);
+  if (type === "symlink") throw unsafeArchive(archive, `entry ${shown} is a symbolic link`);
+  if (type === "special") throw unsafeArchive(archive, `entry ${shown} is not a regular file`);
+  const directory = path.directory || type === "directory";
+  if (directory) return { segments: path.segments, directory: true, entry: undefined };
+  if (entry.isEncrypted()) throw unsafeArchive(archive, `entry ${shown} is encrypted`);
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+    throw unsafeArchive(
+      archive,
+      `entry ${shown} uses compression method ${entry.compressionMethod} (only stored and deflate are read)`,
+    );
+  }
+  return { segments: path.segments, directory: false, entry };
+}
+
+/** Records a path; refuses a second entry on the same path, and a file where a folder is needed. */
+function claim(
+  archive: string,
+  seen: Map<string, boolean>,
+  segments: readonly string[],
+  directory: boolean,
+): void {
+  const key = collisionKey(segments);
+  const before = seen.get(key);
+  if (before === undefined) {
+    seen.set(key, directory);
+    return;
+  }
+  if (before && directory) return;
+  throw unsafeArchive(
+    archive,
+    `entry ${JSON.stringify(segments.join("/").slice(0, 120))} collides with another entry of the same name`,
+  );
+}

@@ -1,0 +1,141 @@
+import { NetworkError } from "../errors/network-error.js";
+
+/** What a transfer failure was, as the retry policy sees it (cli-contract "Networks"). */
+export type NetworkFailureKind = "connection" | "timeout" | "framing" | "tls" | "dns";
+
+/** Error codes of certificate failures (Node's TLS layer). */
+const TLS_CODES = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "CERT_SIGNATURE_FAILURE",
+  "INVALID_CA",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "UND_ERR_PRX_TLS",
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+]);
+
+/** Error codes of host names that do not resolve. */
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL"]);
+
+/** Error codes of silence past a timeout. */
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
+
+/** The first `code` along an error's `cause` chain. */
+function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/** Classifies an error thrown by undici (see {@link NetworkFailureKind}). */
+export function classifyNetworkError(err: unknown): NetworkFailureKind {
+  const codes = errorCodes(err);
+  if (codes.some((c) => TLS_CODES.has(c) || c.startsWith("ERR_SSL_") || c.startsWith("CERT_"))) {
+    return "tls";
+  }
+  if (codes.some((c) => DNS_CODES.has(c))) return "dns";
+  if (codes.some((c) => TIMEOUT_CODES.has(c))) return "timeout";
+  if (
+    codes.some((c) => c.startsWith("HPE_") || c === "UND_ERR_HEADERS_OVERFLOW") ||
+    (err instanceof Error && err.name === "HTTPParserError")
+  ) {
+    return "framing";
+  }
+  return "connection";
+}
+
+/** Where a failed request went, for messages. */
+export interface FailedRequest {
+  url: URL;
+  requestId: string;
+  /** The proxy in use for this URL, already redacted (no credentials), if any. */
+  proxy: string | undefined;
+  /** `text` with secrets removed. */
+  scrub: (text: string) => string;
+  /** True once the response head had arrived (the body transfer failed). */
+  duringBody?: boolean;
+}
+
+/** Hint for certificate failures: the two ways to trust a private CA (cli-contract "Networks"). */
+export const CA_HINT =
+  "If the host uses a private certificate authority, trust it with --ca-file PATH (or SVC_CA_FILE, or `svc-dl config set ca-file PATH`).";
+
+/**
+ * Builds the NetworkError (exit 7) of an undici failure: `tls_error` and `dns_error` name the
+ * host and what to do (they are not retried), `timeout`, `bad_framing` (a response that breaks
+ * HTTP/1.1 framing: llhttp refused it) and `network_error` are retried by policy.
+ */
+export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError {
+  const kind = classifyNetworkError(err);
+  const host = req.url.host;
+  const detail = req.scrub(describe(err));
+  const via = req.proxy ? ` (through the proxy ${req.proxy})` : "";
+  const common = { requestId: req.requestId, cause: err };
+  switch (kind) {
+    case "tls":
+      return new NetworkError(`certificate of ${host} not trusted${via}: ${detail}`, {
+        ...common,
+        code: "tls_error",
+        hint: CA_HINT,
+      });
+    case "dns":
+      return new NetworkError(`host name ${req.url.hostname} does not resolve${via}: ${detail}`, {
+        ...common,
+        code: "dns_error",
+        hint: req.proxy
+          ? `Check the host name and the proxy ${req.proxy} (--proxy, HTTPS_PROXY, NO_PROXY).`
+          : "Check the host name in --base-url and the network's DNS, or set a proxy with --proxy.",
+      });
+    case "timeout":
+      return new NetworkError(`${host} sent nothing for too long${via}: ${detail}`, {
+        ...common,
+        code: "timeout",
+        hint: "Check the network; svc-dl retried where it could.",
+      });
+    case "framing":
+      return new NetworkError(`${host} sent a response that breaks HTTP/1.1 framing: ${detail}`, {
+        ...common,
+        code: "bad_framing",
+        hint: "The server or a proxy between us mangled the response; retry later and report the request id if it persists.",
+      });
+    default:
+      return new NetworkError(
+        `${req.duringBody ? "connection lost while reading from" : "could not reach"} ${host}${via}: ${detail}`,
+        {
+          ...common,
+          hint: "Check the network and the base URL; svc-dl retried where it could.",
+        },
+      );
+  }
+}
+
+/** True for network errors that are retried (connection, timeout, framing). */
+export function isRetryableNetworkError(err: NetworkError): boolean {
+  return err.code === "network_error" || err.code === "timeout" || err.code === "bad_framing";
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const message = err.message.replace(/\s+/g, " ").slice(0, 200);
+    return typeof code === "string" && !message.includes(code) ? `${code} ${message}` : message;
+  }
+  return String(err);
+}

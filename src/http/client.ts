@@ -1,0 +1,488 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Dispatcher } from "undici";
+import type { z } from "zod";
+import { ErrorBodySchema } from "../api/schemas.js";
+import { ApiError } from "../errors/api-error.js";
+import { InterruptedError } from "../errors/interrupted-error.js";
+import { NetworkError } from "../errors/network-error.js";
+import { ResponseError } from "../errors/response-error.js";
+import { SvcError } from "../errors/svc-error.js";
+import { isRetryableNetworkError, networkErrorFrom } from "./classify.js";
+import {
+  createDispatcher,
+  type NetworkSettings,
+  type ProxySettings,
+  proxyLabel,
+} from "./dispatcher.js";
+import { type Budget, budgetForPath, type Clock, RateLimitPacer } from "./pacer.js";
+import { parseRetryAfter } from "./rate-limit-headers.js";
+import { Redactor } from "./redact.js";
+import { newRequestId } from "./request-id.js";
+import { dispatchRequest, type ResponseBody, type ResponseHeaders } from "./response-body.js";
+import {
+  DEFAULT_RETRY,
+  type Failure,
+  isRetryableStatus,
+  RetryBudget,
+  type RetrySettings,
+} from "./retry.js";
+import { checkRequestUrl } from "./url-policy.js";
+
+export type { ResponseHeaders } from "./response-body.js";
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  /** The spec's `{base_url}` (service address, no `/api`). */
+  baseUrl: URL;
+  /** Returns the API key; called only when a request to the service origin needs one. Throws when none is configured. */
+  apiKey: () => string;
+  /** `svc-dl/<version>`. */
+  userAgent: string;
+  /** Injected dispatcher (a `MockAgent` in unit tests); default one built from `network`. */
+  dispatcher?: Dispatcher;
+  /** Proxy, CA file, environment and silence limit of the run's dispatcher. */
+  network?: NetworkSettings;
+  clock?: Clock;
+  retry?: Partial<RetrySettings>;
+  /** Aborted on SIGINT/SIGTERM; requests and waits then end with InterruptedError. */
+  signal?: AbortSignal;
+  /** One line per HTTP exchange, for `--verbose`. Never carries a credential. */
+  onExchange?: (line: string) => void;
+  /** Notices of waits and retries, for stderr. */
+  onNotice?: (line: string) => void;
+}
+
+/** One request. Headers are lower-case. */
+export interface RequestSpec {
+  method?: "GET" | "POST";
+  url: URL;
+  headers?: Record<string, string>;
+  /** Request body (only with POST); never re-sent to a redirect target. */
+  body?: string;
+  /** The rate-limit budget it spends; default from the path (spec "Limits"). */
+  budget?: Budget;
+  /** Whether to send the API key (only ever to the service origin). Default true. */
+  authenticate?: boolean;
+}
+
+/** A response whose body is still to be read (or discarded) by the caller. */
+export interface HttpResponse {
+  status: number;
+  headers: ResponseHeaders;
+  body: ResponseBody;
+  /** The URL that answered (after redirects). */
+  url: URL;
+  /** The response's `x-request-id` (redacted), else the one sent, else null. */
+  requestId: string | null;
+}
+
+/** Most redirects followed (cli-contract "Downloads"). */
+export const MAX_REDIRECTS = 10;
+/** Most bytes of an error body read. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** Most bytes of a JSON body read. */
+const JSON_BODY_LIMIT = 32 * 1024 * 1024;
+
+const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: async (ms, signal) => {
+    try {
+      await delay(ms, undefined, signal ? { signal } : {});
+    } catch (err) {
+      // An aborted wait ends the run as the signal says (SIGINT → 130, SIGTERM → 143).
+      const reason: unknown = signal?.reason;
+      throw reason instanceof InterruptedError ? reason : err;
+    }
+  },
+};
+
+/** First value of a header. */
+export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * The one HTTP client of svc-dl, on one undici dispatcher per run (cli-contract "Retries and
+ * rate limits", "Downloads", "Networks"): adds `x-request-id` and `User-Agent` to every request
+ * and the API key (`Authorization: Bearer`) only to the service origin; checks every URL
+ * against the scheme rules before sending; paces by rate-limit headers; follows redirects
+ * itself (at most 10, never https→http, a POST body never re-sent); one retry policy (5xx,
+ * connection failures, silence and bad framing with full-jitter backoff; 429 within the wait
+ * budget; certificate and DNS failures at once); turns error responses into typed errors; one
+ * redactor for everything it prints.
+ */
+export class HttpClient {
+  readonly baseUrl: URL;
+  readonly serviceOrigin: string;
+  readonly pacer: RateLimitPacer;
+  readonly clock: Clock;
+  readonly signal: AbortSignal | undefined;
+  /** Scrubs secrets from text and URLs (see {@link Redactor}). */
+  readonly redactor: Redactor;
+  readonly #opts: HttpClientOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #proxy: ProxySettings | undefined;
+  readonly #retry: RetrySettings;
+
+  constructor(opts: HttpClientOptions) {
+    this.#opts = opts;
+    this.baseUrl = opts.baseUrl;
+    this.serviceOrigin = opts.baseUrl.origin;
+    this.clock = opts.clock ?? systemClock;
+    this.signal = opts.signal;
+    this.#retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.redactor = new Redactor(this.serviceOrigin);
+    try {
+      this.redactor.addSecret(opts.apiKey());
+    } catch {
+      // no key configured: nothing to hide yet
+    }
+    if (opts.dispatcher) {
+      this.#dispatcher = opts.dispatcher;
+    } else {
+      const built = createDispatcher(opts.network ?? { env: {} });
+      this.#dispatcher = built.dispatcher;
+      this.#proxy = built.proxy;
+    }
+    this.pacer = new RateLimitPacer(
+      this.clock,
+      (budget, waitMs) => {
+        opts.onNotice?.(
+          `rate limit: ${budget} budget spent; waiting ${Math.ceil(waitMs / 1000)}s for it to reset`,
+        );
+      },
+      { maxWaitMs: this.#retry.maxWaitSeconds * 1000 },
+    );
+  }
+
+  /** `{base_url}/api/v1/<path>` with optional query parameters. */
+  apiUrl(path: string, query: Record<string, string | number | undefined> = {}): URL {
+    const base = this.baseUrl.href.replace(/\/+$/, "");
+    const url = new URL(`${base}/api/v1/${path.replace(/^\/+/, "")}`);
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    return url;
+  }
+
+  /** `{base_url}/<path>` (for the legacy endpoint outside `/api/v1`). */
+  serviceUrl(path: string): URL {
+    const base = this.baseUrl.href.replace(/\/+$/, "");
+    return new URL(`${base}/${path.replace(/^\/+/, "")}`);
+  }
+
+  /** A fresh retry budget for one operation (one JSON call, or one whole download). */
+  newRetryBudget(): RetryBudget {
+    return new RetryBudget(this.#retry, this.clock, (line) =>
+      this.#opts.onNotice?.(this.redactor.text(line)),
+    );
+  }
+
+  /**
+   * One HTTP exchange, no redirects followed, no retries. Checks the URL's scheme, paces
+   * requests to the service origin by their budget. Throws NetworkError (classified: see
+   * {@link networkErrorFrom}) when no response head arrives, InterruptedError when aborted.
+   */
+  async exchange(spec: RequestSpec, requestId = newRequestId()): Promise<HttpResponse> {
+    checkRequestUrl(spec.url, this.baseUrl);
+    const method = spec.method ?? "GET";
+    const toService = spec.url.origin === this.serviceOrigin;
+    const budget = spec.budget ?? budgetForPath(spec.url.pathname);
+    if (toService) await this.pacer.beforeRequest(budget, this.signal);
+    const headers: Record<string, string> = {
+      ...spec.headers,
+      "user-agent": this.#opts.userAgent,
+      "x-request-id": requestId,
+    };
+    if (toService && spec.authenticate !== false) {
+      headers.authorization = `Bearer ${this.#opts.apiKey()}`;
+    }
+    if (spec.body !== undefined) this.#learnSecrets(spec.body);
+    const started = this.clock.now();
+    let res: Awaited<ReturnType<typeof dispatchRequest>>;
+    try {
+      res = await dispatchRequest(this.#dispatcher, {
+        url: spec.url,
+        method,
+        headers,
+        ...(spec.body !== undefined && method === "POST" ? { body: spec.body } : {}),
+        ...(this.signal ? { signal: this.signal } : {}),
+      });
+    } catch (err) {
+      this.#throwIfAborted();
+      this.#log(method, spec.url, "ERR", requestId, started, undefined);
+      throw this.networkError(err, spec.url, requestId);
+    }
+    const remaining = toService ? this.pacer.observe(budget, res.headers) : undefined;
+    const received = headerValue(res.headers, "x-request-id");
+    const responseId = this.redactor.text(received ?? requestId).slice(0, 128);
+    this.#log(method, spec.url, String(res.statusCode), responseId, started, remaining, budget);
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+      url: spec.url,
+      requestId: responseId,
+    };
+  }
+
+  /** The classified NetworkError of a failed transfer to `url` (see {@link networkErrorFrom}). */
+  networkError(err: unknown, url: URL, requestId: string | null, duringBody = false): NetworkError {
+    return networkErrorFrom(err, {
+      url,
+      requestId: requestId ?? "",
+      proxy: this.#proxy ? proxyLabel(this.#proxy, url) : undefined,
+      scrub: (text) => this.redactor.text(text),
+      duringBody,
+    });
+  }
+
+  /**
+   * One request with redirects followed by our own rules: at most 10 hops, every Location
+   * checked against the scheme rules (https→http refused), 303 (and any redirect of a POST)
+   * continues as a GET without the body, every other header (Range, If-Range, If-None-Match)
+   * kept, the API key attached only on the service origin. Throws NetworkError
+   * `too_many_redirects` / `insecure_redirect` / `bad_redirect` / `insecure_url`.
+   */
+  async send(spec: RequestSpec): Promise<HttpResponse> {
+    const requestId = newRequestId();
+    let current: RequestSpec = spec;
+    for (let hop = 0; ; hop++) {
+      const res = await this.exchange(current, requestId);
+      if (!isRedirect(res.status)) return res;
+      const location = headerValue(res.headers, "location");
+      res.body.dump();
+      const where = { httpStatus: res.status, requestId: res.requestId };
+      if (!location) {
+        throw new NetworkError(`redirect ${res.status} without a Location header`, {
+          code: "bad_redirect",
+          ...where,
+        });
+      }
+      if (hop + 1 > MAX_REDIRECTS) {
+        throw new NetworkError(`too many redirects (more than ${MAX_REDIRECTS})`, {
+          code: "too_many_redirects",
+          ...where,
+          hint: "The service or its CDN is redirecting in a loop; try again later.",
+        });
+      }
+      let next: URL;
+      try {
+        next = new URL(location, current.url);
+      } catch (err) {
+        throw new NetworkError(`redirect to an invalid location`, {
+          code: "bad_redirect",
+          ...where,
+          cause: err,
+        });
+      }
+      checkRequestUrl(next, this.baseUrl, { url: current.url, ...where });
+      const { body: _body, method: _method, ...rest } = current;
+      const headers = { ...current.headers };
+      delete headers["content-type"];
+      delete headers["content-length"];
+      current = { ...rest, url: next, method: "GET", headers };
+    }
+  }
+
+  /**
+   * A JSON GET of the API with retries: 5xx, connection failures (also while the body is read),
+   * silence and bad framing with backoff, 429 within the wait budget. Validates the body with
+   * `schema`. `authenticate: false` sends no API key (keyless public catalog calls). Throws
+   * ApiError for the spec's error responses, ResponseError (exit 7) for bodies that break the
+   * spec, NetworkError after retries (at once for certificate and DNS failures).
+   */
+  async getJson<S extends z.ZodType>(
+    url: URL,
+    schema: S,
+    opts: { authenticate?: boolean } = {},
+  ): Promise<{ body: z.infer<S>; requestId: string | null; headers: ResponseHeaders }> {
+    const retries = this.newRetryBudget();
+    for (;;) {
+      try {
+        const res = await this.send(
+          opts.authenticate === false ? { url, authenticate: false } : { url },
+        );
+        if (res.status >= 200 && res.status < 300) {
+          const body = await this.readJson(res, schema);
+          return { body, requestId: res.requestId, headers: res.headers };
+        }
+        const outcome = await this.failureFromResponse(res);
+        if (!("kind" in outcome)) throw outcome;
+        await retries.wait(outcome, this.signal);
+      } catch (err) {
+        if (err instanceof SvcError && !(err instanceof NetworkError)) throw err;
+        await retries.wait(this.failureFromError(err), this.signal);
+      }
+    }
+  }
+
+  /**
+   * Reads a body as text (at most `limit` bytes). A transfer failure becomes the classified
+   * NetworkError (retryable by policy).
+   */
+  async readText(res: HttpResponse, limit: number): Promise<{ text: string; truncated: boolean }> {
+    try {
+      return await res.body.text(limit);
+    } catch (err) {
+      this.#throwIfAborted();
+      throw this.networkError(err, res.url, res.requestId, true);
+    }
+  }
+
+  /** Reads and validates a JSON body. Throws ResponseError (exit 7) on non-JSON or a wrong shape, NetworkError when the transfer fails. */
+  async readJson<S extends z.ZodType>(res: HttpResponse, schema: S): Promise<z.infer<S>> {
+    const { text, truncated } = await this.readText(res, JSON_BODY_LIMIT);
+    if (truncated) {
+      throw new ResponseError(`response body larger than ${JSON_BODY_LIMIT} bytes`, {
+        httpStatus: res.status,
+        requestId: res.requestId,
+      });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new ResponseError(
+        `${text.trim() === "" ? "empty response body" : "response body is not valid JSON"} (HTTP ${res.status}, ${describeContent(res.headers, this.redactor.text(text))})`,
+        { httpStatus: res.status, requestId: res.requestId, cause: err },
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map(
+        (i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
+      );
+      throw new ResponseError(
+        `response does not match the spec (${issues.slice(0, 3).join("; ")}${issues.length > 3 ? "; …" : ""})`,
+        { httpStatus: res.status, requestId: res.requestId, issues },
+      );
+    }
+    return parsed.data;
+  }
+
+  /**
+   * Classifies a non-2xx response and consumes its body: a retryable Failure (429, 500, 502,
+   * 503, 504) or the final SvcError (ApiError for the spec's error shape, ResponseError for
+   * anything else). Throws NetworkError when the error body's transfer fails (retryable).
+   */
+  async failureFromResponse(res: HttpResponse): Promise<Failure | SvcError> {
+    const error = await this.errorFromResponse(res);
+    const retryAfterSeconds = parseRetryAfter(
+      headerValue(res.headers, "retry-after"),
+      this.clock.now(),
+    );
+    if (res.status === 429) return { kind: "rate_limited", error, retryAfterSeconds };
+    if (isRetryableStatus(res.status)) return { kind: "server", error, retryAfterSeconds };
+    return error;
+  }
+
+  /** Reads at most 64 KiB of an error response and builds its typed error (see `errorFromBody`). */
+  async errorFromResponse(res: HttpResponse): Promise<SvcError> {
+    const { text } = await this.readText(res, ERROR_BODY_LIMIT);
+    return errorFromBody(res, this.redactor.text(text));
+  }
+
+  /**
+   * Classifies a thrown error for the retry policy: InterruptedError passes through, retryable
+   * NetworkErrors (connection, silence, framing) become a `network` Failure; certificate and
+   * DNS failures and everything else are thrown at once.
+   */
+  failureFromError(err: unknown): Failure {
+    this.#throwIfAborted();
+    if (err instanceof NetworkError && isRetryableNetworkError(err)) {
+      return { kind: "network", error: err };
+    }
+    throw err;
+  }
+
+  /** Closes idle connections. */
+  async close(): Promise<void> {
+    if (!this.#opts.dispatcher) await this.#dispatcher.close();
+  }
+
+  /** A license key in a JSON request body becomes a secret of the redactor. */
+  #learnSecrets(body: string): void {
+    try {
+      const json = JSON.parse(body) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(json)) {
+        if (typeof value === "string" && /key|token|secret/i.test(name)) {
+          this.redactor.addSecret(value);
+        }
+      }
+    } catch {
+      // not JSON: nothing to learn
+    }
+  }
+
+  #throwIfAborted(): void {
+    if (this.signal?.aborted) {
+      const reason: unknown = this.signal.reason;
+      throw reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
+    }
+  }
+
+  #log(
+    method: string,
+    url: URL,
+    status: string,
+    requestId: string,
+    started: number,
+    remaining: number | undefined,
+    budget?: Budget,
+  ): void {
+    if (!this.#opts.onExchange) return;
+    const ms = this.clock.now() - started;
+    const parts = [method, this.redactor.url(url), status, `request-id=${requestId}`, `${ms}ms`];
+    if (remaining !== undefined && budget) parts.push(`${budget}-remaining=${remaining}`);
+    this.#opts.onExchange(this.redactor.text(parts.join(" ")));
+  }
+}
+
+function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+/** The typed error of an error response whose (redacted) body is `text`. */
+function errorFromBody(res: HttpResponse, text: string): SvcError {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = ErrorBodySchema.safeParse(json);
+  if (parsed.success) {
+    return new ApiError({
+      code: parsed.data.error.code,
+      message: parsed.data.error.message,
+      httpStatus: res.status,
+      requestId: parsed.data.error.request_id ?? res.requestId,
+    });
+  }
+  if (res.status >= 500) {
+    return new ApiError({
+      code: res.status === 500 ? "internal_error" : "server_error",
+      message: `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
+      httpStatus: res.status,
+      requestId: res.requestId,
+    });
+  }
+  return new ResponseError(
+    `unexpected HTTP ${res.status} with ${describeContent(res.headers, text)} instead of the spec's error object`,
+    { httpStatus: res.status, requestId: res.requestId },
+  );
+}
+
+/** A short, sanitised description of a body for messages: its type and a one-line excerpt. */
+export function describeContent(headers: ResponseHeaders, text: string): string {
+  const type = headerValue(headers, "content-type")?.split(";")[0]?.trim() || "no content type";
+  const excerpt = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\p{Cc}+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 80);
+  return excerpt ? `${type}: "${excerpt}"` : type;
+}

@@ -1,0 +1,160 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { rootCertificates } from "node:tls";
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { UsageError } from "../errors/usage-error.js";
+
+/**
+ * Longest silence (ms) while connecting, waiting for a response head, or between body bytes,
+ * before an attempt is abandoned and retried (cli-contract "Networks": 30 seconds).
+ */
+export const IDLE_TIMEOUT_MS = 30_000;
+
+/** Network settings of one run (cli-contract "Configuration", "Networks"). */
+export interface NetworkSettings {
+  /** `--proxy` or config `proxy`: one proxy for http and https. Overrides the proxy env vars. */
+  proxy?: string | undefined;
+  /** `--ca-file`, `SVC_CA_FILE` or config `ca-file`: extra trusted CA certificates (PEM). */
+  caFile?: string | undefined;
+  /** The environment (proxy variables, `NODE_EXTRA_CA_CERTS`). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Silence limit in ms; default {@link IDLE_TIMEOUT_MS} (tests shorten it). */
+  idleTimeoutMs?: number;
+}
+
+/** The proxy set-up resolved from flag/env: lower-case variables win, as in curl. */
+export interface ProxySettings {
+  httpProxy: string;
+  httpsProxy: string;
+  noProxy: string;
+}
+
+/** Resolves the proxies: `--proxy`/config for both schemes, else `https_proxy`/`HTTPS_PROXY`, `http_proxy`/`HTTP_PROXY`; `no_proxy`/`NO_PROXY`. "" means none. */
+export function proxySettings(settings: Pick<NetworkSettings, "proxy" | "env">): ProxySettings {
+  const { env } = settings;
+  const pick = (lower: string, upper: string): string =>
+    (env[lower]?.trim() || env[upper]?.trim()) ?? "";
+  const explicit = settings.proxy?.trim() ?? "";
+  const httpProxy = explicit || pick("http_proxy", "HTTP_PROXY");
+  const httpsProxy = explicit || pick("https_proxy", "HTTPS_PROXY") || httpProxy;
+  for (const value of [httpProxy, httpsProxy]) {
+    if (value === "") continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      throw new UsageError("invalid proxy address (from --proxy, the config or *_PROXY)", {
+        code: "invalid_proxy",
+        hint: "Give the proxy as http://host:port (or https://host:port) with --proxy or HTTPS_PROXY.",
+      });
+    }
+  }
+  return { httpProxy, httpsProxy, noProxy: pick("no_proxy", "NO_PROXY") };
+}
+
+/** The proxy in use for `url` as printable text (no credentials), or undefined. */
+export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
+  const value = url.protocol === "https:" ? proxy.httpsProxy : proxy.httpProxy;
+  if (value === "") return undefined;
+  try {
+    const p = new URL(value);
+    return `${p.protocol}//${p.host}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Trusted roots: Node's bundled roots, `NODE_EXTRA_CA_CERTS` and the CA file. Returns undefined
+ * when there is no CA file (Node's defaults, which already include `NODE_EXTRA_CA_CERTS`, apply).
+ * Throws UsageError (exit 2, `invalid_ca_file`) when the file cannot be read or holds no PEM.
+ */
+export function trustedCas(
+  settings: Pick<NetworkSettings, "caFile" | "env">,
+): string[] | undefined {
+  const caFile = settings.caFile?.trim();
+  if (!caFile) return undefined;
+  const cas = [...rootCertificates];
+  const extra = settings.env.NODE_EXTRA_CA_CERTS?.trim();
+  if (extra) {
+    try {
+      cas.push(readFileSync(extra, "utf8"));
+    } catch {
+      // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS; the CA file still applies.
+    }
+  }
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read the CA file ${caFile}: ${(err as Error).message}`, {
+      code: "invalid_ca_file",
+      hint: "Point --ca-file (or SVC_CA_FILE, or config ca-file) at a readable PEM file.",
+    });
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new UsageError(`the CA file ${caFile} holds no PEM certificate`, {
+      code: "invalid_ca_file",
+      hint: "Point --ca-file (or SVC_CA_FILE, or config ca-file) at a PEM file (-----BEGIN CERTIFICATE-----).",
+    });
+  }
+  cas.push(pem);
+  return cas;
+}
+
+/**
+ * The one dispatcher of a run (cli-contract "Networks"): keep-alive connections per origin
+ * (a sync reuses connections and TLS sessions), every request API and CDN alike through the
+ * proxy when one is set (`EnvHttpProxyAgent` with explicit values: `NO_PROXY` honoured; https
+ * through a `CONNECT` tunnel, so the proxy never sees the key), the extra CAs for the origin
+ * connections, and a silence limit of 30 s while connecting, for the head and between body bytes.
+ */
+export function createDispatcher(settings: NetworkSettings): {
+  dispatcher: Dispatcher;
+  proxy: ProxySettings;
+} {
+  const proxy = proxySettings(settings);
+  const ca = trustedCas(settings);
+  const idle = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  const common = {
+    keepAliveTimeout: 10_000,
+    headersTimeout: idle,
+    bodyTimeout: idle,
+    connectTimeout: idle,
+    maxResponseSize: -1,
+    ...(ca ? { connect: { ca } } : {}),
+  };
+  if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
+    return { dispatcher: new Agent(common), proxy };
+  }
+  const dispatcher = new EnvHttpProxyAgent({
+    ...common,
+    httpProxy: proxy.httpProxy,
+    httpsProxy: proxy.httpsProxy,
+    noProxy: proxy.noProxy,
+    ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
+  });
+  return { dispatcher, proxy };
+}
+
+/**
+ * Checks and normalises a `config set proxy|ca-file` value: a proxy must be an `http(s)://`
+ * URL; a CA file must be a readable PEM file and is stored as an absolute path. Throws
+ * UsageError (exit 2) `invalid_proxy` / `invalid_ca_file`.
+ */
+export function normaliseNetworkSetting(
+  key: "proxy" | "ca-file",
+  value: string,
+  cwd: string,
+): string {
+  if (key === "proxy") {
+    proxySettings({ proxy: value, env: {} });
+    return value.trim();
+  }
+  const path = resolve(cwd, value.trim());
+  trustedCas({ caFile: path, env: {} });
+  return path;
+}

@@ -1,0 +1,93 @@
+/** Shortest fragment of a secret that is scrubbed wherever it appears. */
+export const SECRET_FRAGMENT = 16;
+
+/** Query parameter names whose values are credentials on any host. */
+const CREDENTIAL_PARAM =
+  /^(?:key|api[-_]?key|apikey|token|access[-_]?token|auth|authorization|signature|sig|secret|password|passwd|pwd|license[-_]?key|licen[cs]e|credential|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential)$/i;
+
+/**
+ * The one redactor of svc-dl (cli-contract "Configuration and credentials": no full or
+ * partial key in any output). It knows the secrets of the run (the API key, a license key) and
+ * scrubs from any text: each secret, the secret without its `svc_live_` / `SVC_` prefix, and
+ * any run of at least 16 characters copied from one (`[redacted]`). URLs lose their user info,
+ * and credential-like query values (`key`, `token`, `signature`, `sig`, …) on every host; on
+ * hosts other than the service origin every query value and the fragment are dropped.
+ */
+export class Redactor {
+  readonly #serviceOrigin: string;
+  readonly #secrets = new Set<string>();
+
+  /** @param serviceOrigin e.g. `https://assets.example.com` */
+  constructor(serviceOrigin: string, secrets: readonly string[] = []) {
+    this.#serviceOrigin = serviceOrigin;
+    for (const s of secrets) this.addSecret(s);
+  }
+
+  /** Adds a secret (with and without its `svc_live_` or `SVC_` prefix). Short strings are ignored. */
+  addSecret(secret: string): void {
+    const value = secret.trim();
+    if (value.length < 8) return;
+    this.#secrets.add(value);
+    const bare = value.replace(/^svc_live_/, "").replace(/^SVC_/i, "");
+    if (bare.length >= 8) this.#secrets.add(bare);
+  }
+
+  /** `text` with every secret and every 16-character fragment of one replaced by `[redacted]`. */
+  text(text: string): string {
+    if (this.#secrets.size === 0 || text.length === 0) return text;
+    const mask = new Uint8Array(text.length);
+    let hit = false;
+    for (const secret of this.#secrets) {
+      const size = Math.min(SECRET_FRAGMENT, secret.length);
+      for (let i = 0; i + size <= secret.length; i++) {
+        const fragment = secret.slice(i, i + size);
+        for (let at = text.indexOf(fragment); at !== -1; at = text.indexOf(fragment, at + 1)) {
+          mask.fill(1, at, at + size);
+          hit = true;
+        }
+      }
+    }
+    if (!hit) return text;
+    let out = "";
+    for (let i = 0; i < text.length; i++) {
+      if (mask[i] === 0) out += text[i];
+      else if (i === 0 || mask[i - 1] === 0) out += "[redacted]";
+    }
+    return out;
+  }
+
+  /** A URL fit for logs and messages (see the class). */
+  url(url: URL | string): string {
+    let copy: URL;
+    try {
+      copy = new URL(typeof url === "string" ? url : url.href);
+    } catch {
+      return this.text(String(url));
+    }
+    copy.username = "";
+    copy.password = "";
+    const foreign = copy.origin !== this.#serviceOrigin;
+    if (foreign) copy.hash = "";
+    if (copy.search === "") return this.text(copy.href);
+    const pairs = [...copy.searchParams.entries()];
+    copy.search = "";
+    const query = pairs
+      .map(([name, value]) => {
+        const hidden = foreign || CREDENTIAL_PARAM.test(name);
+        return `${encodeURIComponent(name)}=${hidden ? "…" : encodeURIComponent(value)}`;
+      })
+      .join("&");
+    return this.text(`${copy.href}?${query}`);
+  }
+}
+
+/**
+ * A URL fit for logs without known secrets: see {@link Redactor.url}.
+ *
+ * @param url the request URL
+ * @param serviceOrigin the service's origin, e.g. `https://assets.example.com`
+ * @returns the URL as text, e.g. `https://cdn.example.net/f.zip?expires=…&sig=…`
+ */
+export function redactUrl(url: URL, serviceOrigin: string): string {
+  return new Redactor(serviceOrigin).url(url);
+}

@@ -1,0 +1,235 @@
+import type { Dispatcher } from "undici";
+
+/** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * Receives body bytes synchronously from undici's data callback. A chunk may be kept (undici
+ * hands over a fresh view per socket read). Returning a promise pauses the socket until it
+ * settles (backpressure, e.g. stdout); throwing aborts the response with that error.
+ */
+export type BodySink = (chunk: Buffer) => undefined | Promise<void>;
+
+/** Most bytes held while nobody reads the body yet, before the socket is paused. */
+const EARLY_BYTES = 64 * 1024;
+/** Most bytes read and thrown away by {@link ResponseBody.dump} to keep a connection alive. */
+const DUMP_LIMIT = 64 * 1024;
+
+/**
+ * The body of one response, fed by the dispatcher's data callback with no Readable in between
+ * (the download hot path). Exactly one reader: {@link consume} (a synchronous sink), {@link text}
+ * or {@link dump}. Bytes that arrive before the reader is attached are held (at most 64 KiB, then
+ * the socket is paused). Errors of the transfer (connection lost, bad framing, silence past the
+ * body timeout) reject the reader's promise with undici's error.
+ */
+export class ResponseBody {
+  #controller: Dispatcher.DispatchController | undefined;
+  #early: Buffer[] = [];
+  #earlyBytes = 0;
+  #sink: BodySink | undefined;
+  #ended = false;
+  #error: Error | undefined;
+  #settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
+
+  /** @internal */
+  attach(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+  }
+
+  /** @internal a chunk from the socket */
+  push(chunk: Buffer): void {
+    if (this.#sink) {
+      this.#deliver(chunk);
+      return;
+    }
+    this.#early.push(chunk);
+    this.#earlyBytes += chunk.length;
+    if (this.#earlyBytes >= EARLY_BYTES) this.#controller?.pause();
+  }
+
+  /** @internal the body is complete */
+  end(): void {
+    this.#ended = true;
+    if (this.#sink) this.#settle?.resolve();
+  }
+
+  /** @internal the transfer failed */
+  fail(err: Error): void {
+    if (this.#ended || this.#error) return;
+    this.#error = err;
+    this.#early = [];
+    this.#settle?.reject(err);
+  }
+
+  /** True once the whole body arrived. */
+  get complete(): boolean {
+    return this.#ended;
+  }
+
+  /**
+   * Sends every body byte to `sink` (see {@link BodySink}). Resolves at the body's end; rejects
+   * with the transfer's error or what the sink threw (the response is then aborted).
+   */
+  consume(sink: BodySink): Promise<void> {
+    if (this.#sink) return Promise.reject(new Error("response body read twice"));
+    this.#sink = sink;
+    return new Promise<void>((resolve, reject) => {
+      this.#settle = { resolve, reject };
+      const early = this.#early;
+      this.#early = [];
+      this.#earlyBytes = 0;
+      for (const chunk of early) {
+        if (this.#error) break;
+        this.#deliver(chunk);
+      }
+      if (this.#error) reject(this.#error);
+      else if (this.#ended) resolve();
+      else this.#controller?.resume();
+    });
+  }
+
+  /**
+   * Reads at most `limitBytes` as UTF-8 text; past it the response is aborted (an endless body
+   * cannot hold us). Returns the text and whether it was cut.
+   */
+  async text(limitBytes: number): Promise<{ text: string; truncated: boolean }> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    const cut = new Error("body limit reached");
+    try {
+      await this.consume((chunk) => {
+        if (size + chunk.length > limitBytes) {
+          chunks.push(chunk.subarray(0, limitBytes - size));
+          truncated = true;
+          throw cut;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+        return undefined;
+      });
+    } catch (err) {
+      if (err !== cut) throw err;
+    }
+    return { text: Buffer.concat(chunks).toString("utf8"), truncated };
+  }
+
+  /**
+   * Discards the body; never throws. A short body (≤ 64 KiB) is read to its end so the
+   * connection stays alive for the next request; a longer one is aborted.
+   */
+  dump(): void {
+    if (this.#sink) return;
+    let seen = 0;
+    this.consume((chunk) => {
+      seen += chunk.length;
+      if (seen > DUMP_LIMIT) throw new Error("body dumped");
+      return undefined;
+    }).catch(() => undefined);
+  }
+
+  /** Abandons the body at once: the connection is closed (a large body nobody needs). */
+  abort(): void {
+    if (this.#ended || this.#error) return;
+    this.#sink ??= () => undefined;
+    this.#settle ??= { resolve: () => undefined, reject: () => undefined };
+    this.#controller?.abort(new Error("response body abandoned"));
+  }
+
+  #deliver(chunk: Buffer): void {
+    let result: undefined | Promise<void>;
+    try {
+      result = this.#sink?.(chunk);
+    } catch (err) {
+      this.#abortWith(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (result) {
+      this.#controller?.pause();
+      result.then(
+        () => this.#controller?.resume(),
+        (err: unknown) => this.#abortWith(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
+  }
+
+  #abortWith(err: Error): void {
+    this.fail(err);
+    this.#controller?.abort(err);
+  }
+}
+
+/** One request for {@link dispatchRequest}. */
+export interface DispatchInit {
+  url: URL;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** A response whose body is still to be read (or dumped) by the caller. */
+export interface RawResponse {
+  statusCode: number;
+  headers: ResponseHeaders;
+  body: ResponseBody;
+}
+
+/**
+ * Sends one request through `dispatcher` with undici's handler API (`dispatch()`), no
+ * redirects or retries. Resolves when the response head has arrived; rejects with undici's
+ * error (connection, TLS, DNS, timeout, bad framing) if it fails before that. An abort of
+ * `signal` aborts the request or the body transfer with the signal's reason.
+ */
+export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const body = new ResponseBody();
+    let started = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    const onAbort = (): void => {
+      const reason: unknown = init.signal?.reason;
+      controller?.abort(reason instanceof Error ? reason : new Error("aborted"));
+    };
+    const cleanup = (): void => init.signal?.removeEventListener("abort", onAbort);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(ctl) {
+        controller = ctl;
+        body.attach(ctl);
+        if (init.signal?.aborted) onAbort();
+      },
+      onResponseStart(_ctl, statusCode, headers) {
+        started = true;
+        resolve({ statusCode, headers: headers as ResponseHeaders, body });
+      },
+      onResponseData(_ctl, chunk) {
+        body.push(chunk);
+      },
+      onResponseEnd() {
+        cleanup();
+        body.end();
+      },
+      onResponseError(_ctl, err) {
+        cleanup();
+        if (started) body.fail(err);
+        else reject(err);
+      },
+    };
+    init.signal?.addEventListener("abort", onAbort, { once: true });
+    const { origin, pathname, search } = init.url;
+    try {
+      dispatcher.dispatch(
+        {
+          origin,
+          path: `${pathname}${search}`,
+          method: init.method,
+          headers: init.headers,
+          ...(init.body !== undefined ? { body: init.body } : {}),
+        },
+        handler,
+      );
+    } catch (err) {
+      cleanup();
+      reject(err);
+    }
+  });
+}

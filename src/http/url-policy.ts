@@ -1,0 +1,48 @@
+import { isLoopbackHost } from "../config/base-url.js";
+import { NetworkError } from "../errors/network-error.js";
+
+/**
+ * The scheme rules for every URL svc-dl requests (cli-contract "Downloads"): `https`, or
+ * `http` only when the service itself is a loopback `http` address; any other scheme (`ftp:`,
+ * `gopher:`, `file:`, …) and `http` under an `https` service are refused before a request is
+ * sent. `from` is the URL that led here (a redirect's origin, for the https→http rule).
+ *
+ * Throws NetworkError (exit 7) `insecure_redirect` for https→http, `insecure_url` for `http`
+ * where it is not allowed, `unsupported_scheme` for any other scheme.
+ */
+export function checkRequestUrl(
+  url: URL,
+  baseUrl: URL,
+  from?: { url: URL; httpStatus: number; requestId: string | null },
+): void {
+  const where = { httpStatus: from?.httpStatus ?? null, requestId: from?.requestId ?? null };
+  if (url.protocol === "https:") return;
+  if (url.protocol !== "http:") {
+    throw new NetworkError(
+      `refusing ${from ? "redirect" : "request"} to a ${url.protocol} URL (only https is allowed)`,
+      {
+        code: from ? "bad_redirect" : "unsupported_scheme",
+        ...where,
+        hint: "The service handed out a link svc-dl will not follow; report the request id to the service.",
+      },
+    );
+  }
+  if (from?.url.protocol === "https:") {
+    throw new NetworkError(`refusing redirect from https to http (${url.host})`, {
+      code: "insecure_redirect",
+      ...where,
+      hint: "The download would travel unencrypted; report this to the service.",
+    });
+  }
+  const loopbackService = baseUrl.protocol === "http:" && isLoopbackHost(baseUrl.hostname);
+  if (!loopbackService || !isLoopbackHost(url.hostname)) {
+    throw new NetworkError(
+      `refusing clear-text http:// URL (${url.host}) under ${baseUrl.protocol} service`,
+      {
+        code: "insecure_url",
+        ...where,
+        hint: "The download would travel unencrypted; report this to the service.",
+      },
+    );
+  }
+}

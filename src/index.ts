@@ -1,0 +1,30 @@
+/**
+ * svc-dl as a Node library (cli-contract "Library"): `createClient()` gives the CLI's
+ * operations to programs, with the same guarantees (resumable, verified, rate-limit aware).
+ * Results are the CLI's `--json` documents; failures throw errors carrying `code`, `exitCode`,
+ * `httpStatus` and `requestId`. The library never prints, never exits, and reads
+ * `process.env` only when you pass it.
+ */
+export type { ApiKeyRecord, Me, Pack } from "./api/schemas.js";
+export type { GetJsonDocument } from "./download/run-get.js";
+export { SvcError } from "./errors/svc-error.js";
+export { InstallError } from "./install/outcome.js";
+export type {
+  InstallDocument,
+  InstallItemResult,
+  InstallSummary,
+  LockFile,
+  LockItem,
+} from "./install/types.js";
+export { defaultCacheDir } from "./library/cache-dir.js";
+export {
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type DownloadOptions,
+  type InstallOptions,
+  type SvcDlClient,
+  type SyncOptions,
+} from "./library/client.js";
+export type { ProgressCallback, ProgressEvent } from "./library/progress.js";
+export type { SyncDocument, SyncItemResult, SyncSummary } from "./sync/types.js";

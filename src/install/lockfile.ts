@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { safeBaseName } from "../download/names.js";
+import { fsError } from "../download/writer.js";
+import { UsageError } from "../errors/usage-error.js";
+import type { ItemKey, LockFile, LockItem } from "./types.js";
+
+/** Name of the lock file, written beside the manifest. */
+export const LOCK_FILE = "svc-dl.lock";
+
+const LockItemSchema = z.strictObject({
+  kind: z.enum(["pack", "asset"]),
+  slug: z.string().min(1),
+  edition: z.enum(["standard", "authoring"]).nullable(),
+  file: z.string().refine((f) => safeBaseName(f) === f, { message: "is not a safe file name" }),
+  size: z.number().int().nonnegative(),
+  etag: z.string().nullable(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, "is not a lower-case hex SHA-256"),
+});
+
+const LockFileSchema = z.strictObject({
+  lockfileVersion: z.literal(1),
+  items: z.array(LockItemSchema),
+});
+
+/** Path of the lock beside the manifest at `manifestPath`. */
+export function lockPathFor(manifestPath: string): string {
+  return join(dirname(manifestPath), LOCK_FILE);
+}
+
+/** The key of an item in maps: `pack:slug:edition` / `asset:slug:`. */
+export function itemKey(item: ItemKey): string {
+  return `${item.kind}:${item.slug}:${item.edition ?? ""}`;
+}
+
+/**
+ * Reads `svc-dl.lock` at `path`. Returns undefined when it does not exist. The lock is input
+ * from a repository, so it is validated (strict schema, safe file names, hex SHA-256). Throws
+ * UsageError `invalid_lock` (exit 2) naming the JSON path of the first problem.
+ */
+export function readLock(path: string): LockFile | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw fsError(`cannot read ${path}`, err);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    throw invalidLock(path, `not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = LockFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = (issue?.path ?? [])
+      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+      .join("");
+    throw invalidLock(path, `${where || "(top level)"}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The lock's text: items sorted by kind, slug and edition, keys in a fixed order, two-space
+ * indented, newline-terminated (so it diffs well in review and an unchanged set is byte-identical).
+ */
+export function renderLock(items: readonly LockItem[]): string {
+  const sorted = [...items]
+    .map((i) => ({
+      kind: i.kind,
+      slug: i.slug,
+      edition: i.edition,
+      file: i.file,
+      size: i.size,
+      etag: i.etag,
+      sha256: i.sha256,
+    }))
+    .sort((a, b) => compare(itemKey(a), itemKey(b)));
+  return `${JSON.stringify({ lockfileVersion: 1, items: sorted }, null, 2)}\n`;
+}
+
+/**
+ * Writes the lock atomically (write-file-atomic) only when its text differs from what is on disk.
+ * Returns true when it was written. Throws FileSystemError (exit 8) when it cannot be written.
+ */
+export async function writeLockIfChanged(
+  path: string,
+  items: readonly LockItem[],
+): Promise<boolean> {
+  const text = renderLock(items);
+  let current: string | undefined;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {
+    current = undefined;
+  }
+  if (current === text) return false;
+  const { default: writeFileAtomic } = await import("write-file-atomic");
+  try {
+    await writeFileAtomic(path, text);
+  } catch (err) {
+    throw fsError(`cannot write ${path}`, err);
+  }
+  return true;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function invalidLock(path: string, what: string): UsageError {
+  return new UsageError(`invalid lock file ${path}: ${what}`, {
+    code: "invalid_lock",
+    hint: "Restore svc-dl.lock from version control, or delete it and run `svc-dl install` to write a new one.",
+  });
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { UsageError } from "../errors/usage-error.js";
+import type { InstallItemRef } from "./types.js";
+
+/** Default manifest file name, looked up in the working directory. */
+export const MANIFEST_FILE = "svc-dl.json";
+
+/** A slug as the manifest may name it: no path separators, no control characters, not `.`/`..`. */
+const slug = z
+  .string()
+  .min(1, "must not be empty")
+  .max(200, "is too long")
+  .refine((s) => s !== "." && s !== ".." && !/[/\\]/.test(s) && !/\p{Cc}/u.test(s), {
+    message: "is not a valid slug (no / or \\, no control characters, not . or ..)",
+  });
+
+/** A bare slug string stands for `{"slug": …}`, so errors name the object's own paths. */
+const bareSlug = (v: unknown): unknown => (typeof v === "string" ? { slug: v } : v);
+
+const packEntry = z.preprocess(
+  bareSlug,
+  z.strictObject({
+    slug,
+    edition: z.enum(["standard", "authoring"]).optional(),
+    extract: z.boolean().optional(),
+  }),
+);
+
+const assetEntry = z.preprocess(bareSlug, z.strictObject({ slug }));
+
+/** The zod schema of `svc-dl.json` (cli-contract "Manifest, lock and cache"); strict: unknown keys are refused. */
+export const ManifestSchema = z.strictObject({
+  dir: z
+    .string()
+    .min(1, "must not be empty")
+    .refine((s) => !/\p{Cc}/u.test(s), { message: "must not contain control characters" }),
+  packs: z.array(packEntry).optional(),
+  assets: z.array(assetEntry).optional(),
+});
+
+/** A manifest after validation: the absolute `dir` and every declared item in order. */
+export interface Manifest {
+  /** Absolute path of the manifest file. */
+  path: string;
+  /** Absolute path of `dir`, resolved against the manifest's directory. */
+  dir: string;
+  /** Declared items, packs first then assets, each with its JSON path (`packs[1]`). */
+  items: InstallItemRef[];
+}
+
+/**
+ * Reads and validates the manifest at `path` (absolute). Throws UsageError (exit 2):
+ * `manifest_missing` when the file cannot be read, `invalid_manifest` naming the JSON path of
+ * the first problems (`packs[1].edition: …`) when it is not JSON, breaks the schema, or declares
+ * an item twice.
+ */
+export function readManifest(path: string): Manifest {
+  let raw: string;
+  try {
+    raw = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read the manifest ${path}: ${(err as Error).message}`, {
+      code: "manifest_missing",
+      hint: "Create svc-dl.json (see `svc-dl install --help`) or name one with --manifest FILE.",
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    throw invalid(path, `not valid JSON (${(err as Error).message})`);
+  }
+  return parseManifest(json, path);
+}
+
+/** Validates an already parsed manifest (see {@link readManifest}). */
+export function parseManifest(json: unknown, path: string): Manifest {
+  const parsed = ManifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 5).map((issue) => {
+      const where = jsonPath(issue.path);
+      const keys = "keys" in issue && Array.isArray(issue.keys) ? issue.keys : [];
+      if (issue.code === "unrecognized_keys" && keys.length > 0) {
+        return keys.map((k) => `${jsonPath([...issue.path, String(k)])}: unknown key`).join("; ");
+      }
+      return `${where || "(top level)"}: ${issue.message}`;
+    });
+    throw invalid(path, problems.join("; "));
+  }
+  const m = parsed.data;
+  const items: InstallItemRef[] = [];
+  (m.packs ?? []).forEach((e, i) => {
+    items.push({
+      kind: "pack",
+      slug: e.slug,
+      edition: e.edition ?? "standard",
+      extract: e.extract === true,
+      jsonPath: `packs[${i}]`,
+    });
+  });
+  (m.assets ?? []).forEach((e, i) => {
+    items.push({
+      kind: "asset",
+      slug: e.slug,
+      edition: null,
+      extract: false,
+      jsonPath: `assets[${i}]`,
+    });
+  });
+  const seen = new Map<string, string>();
+  for (const item of items) {
+    const key = `${item.kind}:${item.slug}:${item.edition ?? ""}`;
+    const first = seen.get(key);
+    if (first !== undefined)
+      throw invalid(path, `${item.jsonPath}: declares the same item as ${first}`);
+    seen.set(key, item.jsonPath);
+  }
+  const base = dirname(path);
+  return { path, dir: isAbsolute(m.dir) ? resolve(m.dir) : resolve(base, m.dir), items };
+}
+
+/** `packs[1].edition` from zod's path. */
+function jsonPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function invalid(path: string, what: string): UsageError {
+  return new UsageError(`invalid manifest ${path}: ${what}`, {
+    code: "invalid_manifest",
+    hint: 'A manifest looks like {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.',
+  });
+}

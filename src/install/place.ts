@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { lstatSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { ContentCache } from "../cache/cache.js";
+import { makeDirectory } from "../download/mkdir.js";
+import { readState, STATE_DIR, sameItem, writeState } from "../download/state.js";
+import { fsError, hashFile } from "../download/writer.js";
+import { FileSystemError } from "../errors/file-system-error.js";
+import type { ItemKey, LockItem } from "./types.js";
+
+/**
+ * Putting locked files into `dir` without the network (cli-contract "Manifest, lock and
+ * cache"): finding them already there, copying them from the cache, moving a verified staged
+ * download into place; each recorded in `<dir>/.svc-dl/state.json` as the download engine
+ * records its own files. The caller holds `dir`'s lock.
+ */
+
+/** How a file got into place: newly, or replacing a changed file of the same item. */
+export type PlaceOutcome = "downloaded" | "repaired";
+
+/**
+ * Whether `dir` already holds the locked bytes of `item` at `lock.file`: a regular file (not a
+ * symlink) of the locked size whose SHA-256 (re-hashed now) is the locked one, and not recorded
+ * as another item's file. Returns `up-to-date` (it was recorded as ours), `adopted` (it was not
+ * recorded: it is recorded now, left untouched), or undefined.
+ */
+export async function takeLocal(
+  dir: string,
+  item: ItemKey,
+  lock: LockItem,
+): Promise<"up-to-date" | "adopted" | undefined> {
+  const path = join(dir, lock.file);
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile() || st.size !== lock.size) return undefined;
+  } catch {
+    return undefined;
+  }
+  const recorded = readState(dir).items[lock.file];
+  if (recorded && !sameItem(recorded, item)) return undefined;
+  let sha: string;
+  try {
+    sha = hashFile(path).sha256;
+  } catch {
+    return undefined;
+  }
+  if (sha !== lock.sha256) return undefined;
+  const current =
+    recorded?.sha256 === lock.sha256 && recorded.size === lock.size && recorded.etag === lock.etag;
+  if (!current) await record(dir, item, lock);
+  return recorded ? "up-to-date" : "adopted";
+}
+
+/**
+ * Checks that the locked file name may receive `item`'s bytes: not a directory, not another
+ * item's recorded file, not an unrecorded file (which {@link takeLocal} found to differ).
+ * Returns whether an existing file of ours is replaced. Throws FileSystemError `file_exists`.
+ */
+export function checkPlaceable(dir: string, item: ItemKey, lock: LockItem): { replacing: boolean } {
+  const path = join(dir, lock.file);
+  let exists = false;
+  try {
+    const st = lstatSync(path);
+    if (st.isDirectory()) throw conflict(path, "is a directory");
+    exists = true;
+  } catch (err) {
+    if (err instanceof FileSystemError) throw err;
+  }
+  const recorded = readState(dir).items[lock.file];
+  if (recorded && !sameItem(recorded, item)) {
+    throw conflict(path, `belongs to ${recorded.kind} ${recorded.slug}`);
+  }
+  if (exists && !recorded) throw conflict(path, "exists with other bytes than svc-dl.lock names");
+  return { replacing: exists };
+}
+
+/**
+ * Copies the locked file of `item` from `cache` into `dir` (a temp file in `<dir>/.svc-dl/`,
+ * re-hashed, then renamed into place and recorded). Returns undefined on a cache miss (or a
+ * damaged entry, which is removed). Throws `file_exists` (see {@link checkPlaceable}) and
+ * FileSystemError (exit 8) when `dir` cannot be written.
+ */
+export async function placeFromCache(
+  cache: ContentCache,
+  dir: string,
+  item: ItemKey,
+  lock: LockItem,
+): Promise<PlaceOutcome | undefined> {
+  if (!cache.has(lock.sha256)) return undefined;
+  const { replacing } = checkPlaceable(dir, item, lock);
+  const tmp = tempPath(dir);
+  if (!cache.copyOut(lock.sha256, lock.size, tmp)) return undefined;
+  return moveIntoPlace(dir, item, lock, tmp, replacing);
+}
+
+/**
+ * Moves a verified file (`src`, on the same file system as `dir`) into place as `lock.file` and
+ * records it. Throws `file_exists` and FileSystemError (exit 8).
+ */
+export async function placeVerified(
+  dir: string,
+  item: ItemKey,
+  lock: LockItem,
+  src: string,
+): Promise<PlaceOutcome> {
+  const { replacing } = checkPlaceable(dir, item, lock);
+  return moveIntoPlace(dir, item, lock, src, replacing);
+}
+
+async function moveIntoPlace(
+  dir: string,
+  item: ItemKey,
+  lock: LockItem,
+  src: string,
+  replacing: boolean,
+): Promise<PlaceOutcome> {
+  const dest = join(dir, lock.file);
+  // As the engine does: a new file is recorded before it appears, a replaced one after.
+  if (!replacing) await record(dir, item, lock);
+  try {
+    renameSync(src, dest);
+  } catch (err) {
+    rmSync(src, { force: true });
+    throw fsError(`cannot move the file to ${dest}`, err);
+  }
+  if (replacing) await record(dir, item, lock);
+  return replacing ? "repaired" : "downloaded";
+}
+
+/** A unique temp file name in `<dir>/.svc-dl/` (created if missing). */
+function tempPath(dir: string): string {
+  const stateDir = join(dir, STATE_DIR);
+  try {
+    makeDirectory(stateDir);
+  } catch (err) {
+    throw fsError(`cannot create ${stateDir}`, err);
+  }
+  return join(stateDir, `install-${randomUUID()}.tmp`);
+}
+
+/** Records `item` at `lock.file` in the state of `dir`, dropping older records of the same item. */
+async function record(dir: string, item: ItemKey, lock: LockItem): Promise<void> {
+  const state = readState(dir);
+  for (const [name, entry] of Object.entries(state.items)) {
+    if (name !== lock.file && sameItem(entry, item)) delete state.items[name];
+  }
+  state.items[lock.file] = {
+    kind: item.kind,
+    slug: item.slug,
+    edition: item.edition,
+    file: lock.file,
+    size: lock.size,
+    etag: lock.etag,
+    sha256: lock.sha256,
+    completed_at: new Date().toISOString(),
+  };
+  await writeState(dir, state);
+}
+
+function conflict(path: string, what: string): FileSystemError {
+  return new FileSystemError(`${path} ${what}`, {
+    code: "file_exists",
+    hint: "Move that file away (or change `dir` in the manifest) and run `svc-dl install` again.",
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * The one way svc-dl shows an API key (cli-contract "Configuration and credentials"): the
+ * spec's `preview` (or, for a key the service has not described, at most its first 12
+ * characters and never more than a third of it), always ending in `…` so it never reads as a
+ * whole key. Never pass a license key here.
+ */
+export function keyPreview(opts: { preview: string } | { value: string }): string {
+  const shown =
+    "preview" in opts
+      ? opts.preview.replace(/…+$/u, "")
+      : opts.value.slice(0, Math.min(12, Math.floor(opts.value.length / 3)));
+  return `${shown}…`;
+}
+
+/** Where the key in use comes from, for humans: `SVC_API_KEY (environment)` or `config file`. */
+export function keySourceLabel(source: "env" | "config"): string {
+  return source === "env" ? "SVC_API_KEY (environment)" : "config file";
+}

@@ -1,0 +1,79 @@
+/**
+ * Hostile pack archives for the `hostileArchive` fault: each is a valid ZIP (so it passes a
+ * client's download checks) whose contents a careful extractor must refuse. Each starts with a
+ * harmless `readme.txt`, so "nothing was written" can be checked.
+ */
+import { buildZip, type RawZipEntry } from "./zip-builder.js";
+
+/** The kinds of hostile archive the mock can serve. */
+export type HostileArchiveKind =
+  | "zip-slip"
+  | "absolute"
+  | "drive-letter"
+  | "backslash"
+  | "symlink"
+  | "zip-bomb"
+  | "lying-size"
+  | "reserved-name"
+  | "windows-chars"
+  | "duplicate";
+
+/** Every kind, for tests that loop over them. */
+export const HOSTILE_ARCHIVE_KINDS: readonly HostileArchiveKind[] = [
+  "zip-slip",
+  "absolute",
+  "drive-letter",
+  "backslash",
+  "symlink",
+  "zip-bomb",
+  "lying-size",
+  "reserved-name",
+  "windows-chars",
+  "duplicate",
+];
+
+const text = (s: string): Buffer => Buffer.from(s, "utf8");
+
+function hostileEntries(kind: HostileArchiveKind): RawZipEntry[] {
+  const evil = text("svc-dl-mock: this file must never be written\n");
+  switch (kind) {
+    case "zip-slip":
+      return [{ name: "pack/../../evil.txt", data: evil }];
+    case "absolute":
+      return [{ name: "/tmp/svc-dl-mock-evil.txt", data: evil }];
+    case "drive-letter":
+      return [{ name: "C:/evil.txt", data: evil }];
+    case "backslash":
+      return [{ name: "pack\\..\\..\\evil.txt", data: evil }];
+    case "symlink":
+      return [
+        { name: "pack/link", data: text("/etc"), method: 0, mode: 0o120777 },
+        { name: "pack/link/evil.txt", data: evil },
+      ];
+    case "zip-bomb":
+      // 1 MiB of zeros deflates to about 1 KiB, declared as 4 GB.
+      return [
+        { name: "pack/bomb.bin", data: Buffer.alloc(1024 * 1024), declaredSize: 4_000_000_000 },
+      ];
+    case "lying-size":
+      // declares 100 bytes, inflates to 1 MiB
+      return [{ name: "pack/liar.bin", data: Buffer.alloc(1024 * 1024), declaredSize: 100 }];
+    case "reserved-name":
+      return [{ name: "pack/CON.txt", data: evil }];
+    case "windows-chars":
+      return [{ name: "pack/what?.txt", data: evil }];
+    case "duplicate":
+      return [
+        { name: "pack/model.glb", data: evil },
+        { name: "pack/MODEL.glb", data: evil },
+      ];
+  }
+}
+
+/** The bytes of one hostile archive (deterministic). */
+export function hostileArchive(kind: HostileArchiveKind): Buffer {
+  return buildZip([
+    { name: "readme.txt", data: text("svc-dl-mock hostile archive\n") },
+    ...hostileEntries(kind),
+  ]);
+}

@@ -1,0 +1,126 @@
+import { PassThrough, Writable } from "node:stream";
+import { main } from "../../src/cli.js";
+import type { Clock, Context } from "../../src/context.js";
+import { assertNoSecrets, registerSecret, tempConfigDir } from "./cli.js";
+import { type ManualClock, manualClock } from "./clock.js";
+
+/** What one in-process run of `main()` produced. */
+export interface MainResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** One case's outside world: all optional; defaults are a non-TTY run with a fresh config dir. */
+export interface MainOptions {
+  /** Environment (no inherited values); `SVC_DL_CONFIG_DIR` defaults to a fresh temp dir. */
+  env?: Record<string, string | undefined>;
+  /** Text on stdin (closed after it); empty by default. */
+  stdin?: string;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  stdinIsTTY?: boolean;
+  /** Terminal width of stderr. */
+  columns?: number;
+  cwd?: string;
+  /** The clock for waits; by default one whose sleeps return at once, moving time on. */
+  clock?: ManualClock;
+}
+
+/** A clock whose `sleep` moves the manual clock on and returns at once (never sleeps for real). */
+export function instantClock(clock: ManualClock): Clock {
+  return {
+    now: () => clock.now(),
+    sleep: async (ms, signal) => {
+      signal?.throwIfAborted();
+      clock.advance(ms);
+    },
+  };
+}
+
+/** A stream collecting what is written to it. */
+class Collector extends Writable {
+  text = "";
+  override _write(chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.text += String(chunk);
+    cb();
+  }
+}
+
+/**
+ * Calls `main(argv, ctx)` in-process with a test Context: buffers for stdout and stderr, the
+ * given stdin text, TTY flags, columns, env and cwd, a never-aborted signal and an instant clock.
+ * Returns the exit code and both outputs; fails if a registered secret appears in either.
+ */
+export async function runMain(argv: string[], opts: MainOptions = {}): Promise<MainResult> {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const stdin = new PassThrough();
+  stdin.end(opts.stdin ?? "");
+  const env = { SVC_DL_CONFIG_DIR: tempConfigDir(), ...opts.env };
+  const ctx: Context = {
+    io: {
+      stdout,
+      stderr,
+      stdin,
+      stdoutIsTTY: opts.stdoutIsTTY ?? false,
+      stderrIsTTY: opts.stderrIsTTY ?? false,
+      stdinIsTTY: opts.stdinIsTTY ?? false,
+      ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
+    },
+    env,
+    cwd: opts.cwd ?? process.cwd(),
+    version: "0.0.0-test",
+    signal: new AbortController().signal,
+    clock: instantClock(opts.clock ?? manualClock()),
+  };
+  const exitCode = await main(argv, ctx);
+  assertNoSecrets(stdout.text, "stdout");
+  assertNoSecrets(stderr.text, "stderr");
+  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Options of {@link runCommand}: the spawn helper's options, for in-process runs. */
+export interface RunCommandOptions {
+  env?: Record<string, string | undefined>;
+  /** Text on stdin. */
+  input?: string;
+  cwd?: string;
+  /** More secrets that must never appear in the output. */
+  secrets?: string[];
+  clock?: ManualClock;
+  stdinIsTTY?: boolean;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  columns?: number;
+}
+
+/**
+ * `runMain` with the spawn helper's shape (`{code, stdout, stderr}`), so command tests read the
+ * same whether in-process or not. Registers the API and license keys of `env`, the stdin text
+ * and `secrets` for the secret scan.
+ */
+export async function runCommand(
+  args: string[],
+  opts: RunCommandOptions = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  for (const s of [
+    opts.env?.SVC_API_KEY,
+    opts.env?.SVC_LICENSE_KEY,
+    opts.input?.trim(),
+    ...(opts.secrets ?? []),
+  ]) {
+    if (s) registerSecret(s);
+  }
+  const r = await runMain(args, {
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.input !== undefined ? { stdin: opts.input } : {}),
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.stdinIsTTY !== undefined ? { stdinIsTTY: opts.stdinIsTTY } : {}),
+    ...(opts.stdoutIsTTY !== undefined ? { stdoutIsTTY: opts.stdoutIsTTY } : {}),
+    ...(opts.stderrIsTTY !== undefined ? { stderrIsTTY: opts.stderrIsTTY } : {}),
+    ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
+  });
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+}

@@ -1,0 +1,234 @@
+/**
+ * Hostile servers and networks over real loopback (cli-contract "Networks", "Downloads",
+ * "Retries and rate limits"): a CDN that ignores Range and drops at a fixed offset, cut JSON
+ * and error bodies, silence, certificate and DNS failures, download URLs with refused schemes.
+ */
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { PassThrough } from "node:stream";
+import { afterAll, describe, expect, it } from "vitest";
+import { downloadItem } from "../../src/download/engine.js";
+import { NetworkError } from "../../src/errors/network-error.js";
+import { HttpClient } from "../../src/http/client.js";
+import { createProgress } from "../../src/io/progress.js";
+import { startMockService } from "../../src/mock-server/index.js";
+import { registerSecret } from "../helpers/cli.js";
+import { makeSelfSignedCert } from "../helpers/tls.js";
+import { startFrontServer } from "./helpers/front-server.js";
+import { finalFiles, run, tempDir } from "./helpers/harness.js";
+import { makeGlb, type RawServer, serveFile, startRawServer } from "./helpers/raw-server.js";
+
+const KEY = "svc_live_N3tworkHostileKeyAbCdEf0123456789_a1b2c3d4";
+registerSecret(KEY);
+const SLUG = "net-asset";
+const FILE = makeGlb(96 * 1024, 9);
+
+const closers: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const c of closers) await c.close();
+});
+
+async function raw(handler: Parameters<typeof startRawServer>[0]): Promise<RawServer> {
+  const s = await startRawServer(handler);
+  closers.push(s);
+  return s;
+}
+
+describe("a CDN that ignores Range and drops at the same offset", { timeout: 90_000 }, () => {
+  it("ends with exit 7 within a minute, after a bounded number of requests", async () => {
+    const s = await raw((req, res) => {
+      if (req.url === `/api/v1/assets/${SLUG}/download`) {
+        res.writeHead(302, { location: "/cdn/model.glb", "content-length": "0" }).end();
+        return;
+      }
+      serveFile(req, res, FILE, "model.glb", { ranges: false, dropAfter: 30_000 });
+    });
+    const dir = tempDir("svc-dl-net-");
+    const started = Date.now();
+    const r = await run(["asset", "get", SLUG, "--json"], {
+      env: { SVC_BASE_URL: s.url, SVC_API_KEY: KEY },
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const cdn = s.requests.filter((q) => q.url.startsWith("/cdn/"));
+    expect(cdn.length).toBeGreaterThanOrEqual(2);
+    expect(cdn.length).toBeLessThanOrEqual(9);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+});
+
+describe("cut JSON and error bodies are retried", () => {
+  it.each([
+    ["a 200 JSON body", 200],
+    ["an error body", 404],
+  ])("%s cut mid-body → retried, then exit 0", async (_name, status) => {
+    const mock = await startMockService({ quiet: true });
+    closers.push(mock);
+    let cuts = 0;
+    const front = await startFrontServer(mock.baseUrl, (req, res) => {
+      if (!req.url?.startsWith("/api/v1/me") || cuts > 0) return false;
+      cuts += 1;
+      res.writeHead(status, { "content-type": "application/json", "content-length": "400" });
+      res.write('{"data":{"account":', () => setTimeout(() => res.destroy(), 20));
+      return true;
+    });
+    closers.push(front);
+    const dir = tempDir("svc-dl-net-cut-");
+    const r = await run(["whoami", "--json"], {
+      env: { SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(front.paths.filter((p) => p.startsWith("/api/v1/me"))).toHaveLength(2);
+  });
+});
+
+describe("silence abandons an attempt (timeout injected)", () => {
+  it.each([
+    ["no response head", false],
+    ["a head, then no body bytes", true],
+  ])("%s → timeout, retried, then NetworkError timeout", async (_name, sendHead) => {
+    const s = await raw((req, res) => {
+      if (req.url === `/api/v1/assets/${SLUG}/download`) {
+        res.writeHead(302, { location: "/cdn/model.glb", "content-length": "0" }).end();
+        return;
+      }
+      if (sendHead) {
+        res.writeHead(200, { "content-length": String(FILE.length), etag: '"s1"' });
+        res.flushHeaders();
+      }
+      // …and then nothing: the socket stays open and silent.
+    });
+    const client = new HttpClient({
+      baseUrl: new URL(s.url),
+      apiKey: () => KEY,
+      userAgent: "svc-dl/test",
+      network: { env: {}, idleTimeoutMs: 300 },
+      retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const dir = tempDir("svc-dl-net-silence-");
+    const progress = await createProgress({
+      stderr: new PassThrough(),
+      isTTY: false,
+      progress: false,
+      quiet: true,
+    });
+    const err = await downloadItem(client, {
+      kind: "asset",
+      slug: SLUG,
+      edition: null,
+      source: { url: client.apiUrl(`assets/${SLUG}/download`) },
+      dir,
+      progress,
+    }).catch((e: unknown) => e);
+    await client.close().catch(() => undefined);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as NetworkError).code).toBe("timeout");
+    expect(s.requests.filter((q) => q.url.startsWith("/cdn/"))).toHaveLength(2);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+});
+
+describe("certificate and DNS failures fail at once with a hint", () => {
+  it("an untrusted certificate → exit 7 tls_error naming the host and the CA options; one connection", async () => {
+    const cert = makeSelfSignedCert(["IP:127.0.0.1"]);
+    expect(cert).toBeDefined();
+    if (!cert) return;
+    let handshakes = 0;
+    const server: HttpsServer = createHttpsServer({ key: cert.key, cert: cert.cert }, (_q, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"data":{}}');
+    });
+    server.on("connection", () => {
+      handshakes += 1;
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    closers.push({
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((r) => server.close(() => r()));
+      },
+    });
+    const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = tempDir("svc-dl-net-tls-");
+    const r = await run(["whoami", "--json"], {
+      env: { SVC_BASE_URL: base, SVC_API_KEY: KEY },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.error?.code).toBe("tls_error");
+    expect(r.error?.message).toContain("127.0.0.1");
+    expect(handshakes).toBe(1);
+    const human = await run(["whoami"], {
+      env: { SVC_BASE_URL: base, SVC_API_KEY: KEY },
+      cwd: dir,
+    });
+    expect(human.code).toBe(7);
+    expect(human.stderr).toContain("--ca-file");
+    expect(human.stderr).toContain("SVC_CA_FILE");
+    // With the CA trusted the same call goes through.
+    const ok = await run(["api", "/me", "--ca-file", cert.caFile], {
+      env: { SVC_BASE_URL: base, SVC_API_KEY: KEY },
+      cwd: dir,
+    });
+    expect(ok.code, ok.stderr).toBe(0);
+    const viaEnv = await run(["api", "/me"], {
+      env: { SVC_BASE_URL: base, SVC_API_KEY: KEY, SVC_CA_FILE: cert.caFile },
+      cwd: dir,
+    });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+  });
+
+  it("a host name that does not resolve → exit 7 dns_error naming it, no retries", async () => {
+    const dir = tempDir("svc-dl-net-dns-");
+    const r = await run(["whoami", "--json"], {
+      env: { SVC_BASE_URL: "https://no-such-host.invalid", SVC_API_KEY: KEY },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.error?.code).toBe("dns_error");
+    expect(r.error?.message).toContain("no-such-host.invalid");
+    expect(r.stderr).not.toContain("retry");
+  });
+});
+
+describe("download URLs obey the scheme rules before any request", () => {
+  it.each([
+    ["ftp://127.0.0.1:PORT/x.zip", "unsupported_scheme"],
+    ["gopher://127.0.0.1:PORT/x.zip", "unsupported_scheme"],
+    ["http://cdn.example.invalid:PORT/x.zip", "insecure_url"],
+  ])("a pack record's downloads.bundle %s → exit 7 %s, no request", async (template, code) => {
+    const mock = await startMockService({ quiet: true });
+    closers.push(mock);
+    const target = await raw((_q, res) => {
+      res.writeHead(200).end("nope");
+    });
+    const bundle = template.replace("PORT", String(target.port));
+    const front = await startFrontServer(
+      mock.baseUrl,
+      () => false,
+      (path, body) => {
+        if (!path.startsWith("/api/v1/packs")) return body;
+        const b = body as { data?: { downloads?: { bundle?: string } }[] };
+        for (const p of b.data ?? []) if (p.downloads) p.downloads.bundle = bundle;
+        return b;
+      },
+    );
+    closers.push(front);
+    const list = await run(["packs", "list", "--json"], {
+      env: { SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey },
+      cwd: tempDir(),
+    });
+    const slug = (list.doc as unknown as { slug: string }[] | undefined)?.[0]?.slug ?? "";
+    const dir = tempDir("svc-dl-net-scheme-");
+    const r = await run(["pack", "get", slug, "--json"], {
+      env: { SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.error?.code).toBe(code);
+    expect(target.requests).toEqual([]);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+});

@@ -1,0 +1,48 @@
+import { mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveDestination } from "../../../src/download/destination.js";
+import { SvcError } from "../../../src/errors/svc-error.js";
+
+const cwd = () => mkdtempSync(join(tmpdir(), "svc-dl-dest-"));
+
+describe("resolveDestination (cli-contract: Downloads, -o PATH)", () => {
+  it("no -o: the working directory; -: stdout", () => {
+    const dir = cwd();
+    expect(resolveDestination(undefined, dir)).toEqual({ kind: "file", dir });
+    expect(resolveDestination("-", dir)).toEqual({ kind: "stdout" });
+  });
+
+  it("an existing directory, or a path ending in /, is a directory (created if missing)", () => {
+    const dir = cwd();
+    mkdirSync(join(dir, "there"));
+    expect(resolveDestination("there", dir)).toEqual({ kind: "file", dir: join(dir, "there") });
+    expect(resolveDestination("new/sub/", dir)).toEqual({
+      kind: "file",
+      dir: join(dir, "new", "sub"),
+    });
+    expect(statSync(join(dir, "new", "sub")).isDirectory()).toBe(true);
+  });
+
+  it("any other path is the exact file, its directory created", () => {
+    const dir = cwd();
+    expect(resolveDestination("models/pine.glb", dir)).toEqual({
+      kind: "file",
+      dir: join(dir, "models"),
+      fileName: "pine.glb",
+    });
+    expect(statSync(join(dir, "models")).isDirectory()).toBe(true);
+  });
+
+  it("an empty path is a usage error (exit 2)", () => {
+    let caught: unknown;
+    try {
+      resolveDestination("  ", cwd());
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(SvcError);
+    expect((caught as SvcError).exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,110 @@
+import type { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { commandAt, hintContext } from "../../../src/cli.js";
+import { CODES, renderHint } from "../../../src/errors/codes.js";
+import { allCommands, programTree } from "../../helpers/program-tree.js";
+
+/**
+ * Walks every code × every command of the program (derived from src/program.ts, so commands
+ * added later are walked too) and checks that each command and flag a hint names exists.
+ */
+
+const program = programTree();
+
+function pathOf(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(" ");
+}
+
+function flagsOf(cmd: Command): Set<string> {
+  const flags = new Set(["--help", "-h"]);
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    for (const o of c.options) {
+      if (o.long) flags.add(o.long);
+      if (o.short) flags.add(o.short);
+    }
+  }
+  return flags;
+}
+
+/** Every problem with what `hint` names, for the command `at`. */
+function problems(hint: string, at: Command): string[] {
+  const out: string[] = [];
+  const quoted = [...hint.matchAll(/`([^`]*)`/g)].map((m) => m[1] ?? "");
+  for (const snippet of quoted) {
+    const words = snippet.split(/\s+/);
+    if (words[0] !== "svc-dl") continue;
+    const rest = words.slice(1).filter((w) => !/^[<>|]/.test(w));
+    const words0 = rest.filter((w) => !w.startsWith("-"));
+    const target = commandAt(program, words0);
+    const depth = pathOf(target).split(" ").filter(Boolean).length;
+    const next = words0[depth];
+    // a word after a command that has subcommands must be one of them
+    if (target.commands.length > 0 && next !== undefined) {
+      out.push(`\`${snippet}\`: ${pathOf(target) || "svc-dl"} has no command ${next}`);
+    }
+    const flags = flagsOf(target);
+    for (const w of rest) {
+      if (w.startsWith("-") && w !== "-" && !flags.has(w)) {
+        out.push(`\`${snippet}\`: ${pathOf(target)} has no ${w}`);
+      }
+    }
+  }
+  const outside = hint.replace(/`[^`]*`/g, " ");
+  const flags = flagsOf(at);
+  for (const m of outside.matchAll(/(?:^|[\s(,])(--?[a-zA-Z][\w-]*)/g)) {
+    const flag = m[1] ?? "";
+    if (!flags.has(flag)) out.push(`${pathOf(at) || "svc-dl"} has no ${flag}`);
+  }
+  return out;
+}
+
+describe("hints name only commands and flags that exist", () => {
+  const commands = [program, ...allCommands(program)];
+
+  it("walks a tree with the contract's commands", () => {
+    const paths = commands.map(pathOf);
+    for (const p of [
+      "auth login",
+      "auth status",
+      "whoami",
+      "packs list",
+      "pack get",
+      "asset get",
+    ]) {
+      expect(paths).toContain(p);
+    }
+  });
+
+  for (const code of Object.keys(CODES)) {
+    it(code, () => {
+      const found: string[] = [];
+      for (const at of commands) {
+        const hint = renderHint(code, { ...hintContext(program, at), detail: undefined });
+        if (hint !== null) found.push(...problems(hint, at).map((p) => `${pathOf(at)}: ${p}`));
+      }
+      expect(found).toEqual([]);
+    });
+  }
+
+  it("catches a hint that names a flag the command lacks (self-test)", () => {
+    const assetGet = commandAt(program, ["asset", "get"]);
+    expect(problems("try without --edition", assetGet)).toEqual(["asset get has no --edition"]);
+    expect(problems("see `svc-dl packs lst`", program)).not.toEqual([]);
+  });
+
+  it("renders the issue's cases for the command at hand", () => {
+    const at = (words: string[]) => ({
+      ...hintContext(program, commandAt(program, words)),
+      detail: undefined,
+    });
+    expect(renderHint("file_unavailable", at(["asset", "get"]))).not.toContain("--edition");
+    expect(renderHint("file_unavailable", at(["pack", "get"]))).toContain("--edition");
+    expect(renderHint("not_found", at(["asset", "get"]))).not.toContain("packs list");
+    expect(renderHint("not_found", at(["api"]))).not.toContain("slug");
+    expect(renderHint("permission_denied", at(["packs", "sync"]))).not.toContain("-o");
+    expect(renderHint("file_exists", at(["packs", "sync"]))).not.toContain("-o");
+    expect(renderHint("file_exists", at(["pack", "get"]))).toContain("--force");
+  });
+});
