@@ -104,11 +104,12 @@ export async function runSync(
     const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
-    const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
+    const plan = await planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
       refresh: opts.refresh,
       checksum: opts.checksum === true,
       dryRun: opts.dryRun,
       noAuthoring: memo,
+      signal: client.signal,
     });
     if (!opts.dryRun) await restampIntact(opts.dir, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);

@@ -42,7 +42,7 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(probe(["svc-dl", "au"])).toEqual(["auth"]);
     expect(probe(["svc-dl", "auth", ""])).toEqual(expect.arrayContaining(["login", "logout"]));
     expect(probe(["svc-dl", "--json", "config", "s"])).toEqual(["set"]);
-    expect(probe(["svc-dl", "auth", "login", "--w"])).toEqual(["--with-key"]);
+    expect(probe(["svc-dl", "auth", "login", "--wi"])).toEqual(["--with-key"]);
     expect(probe(["svc-dl", "api", "--pag"])).toEqual(["--paginate"]);
     expect(probe(["svc-dl", "pack", "get", "x", "--edition", ""]).sort()).toEqual([
       "authoring",
