@@ -1,4 +1,4 @@
-import type { HttpClient } from "../api/http.js";
+import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { type DownloadSource, downloadItem } from "./engine.js";
 import { acquireDirLock } from "./lock.js";

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
 import { restampRecord } from "../download/local-file.js";
@@ -8,6 +7,7 @@ import { checkUpstream } from "../download/revalidate.js";
 import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
+import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
