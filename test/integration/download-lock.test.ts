@@ -38,7 +38,7 @@ describe("directory lock", () => {
 
   it("two overlapping CLI runs: the second exits 8 while the first is downloading", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
+    mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
     try {
       const first = spawn(process.execPath, [CLI_BIN, "pack", "get", "low-poly-forest"], {
         cwd: dir,
@@ -131,7 +131,7 @@ describe("--wait-lock SECONDS", () => {
       });
       expect(r.code).toBe(8);
       expect(JSON.parse(r.stderr).error.code).toBe("locked");
-      expect(JSON.parse(r.stderr).error.message).toContain("--wait-lock");
+      expect(JSON.parse(r.stderr).error.hint).toContain("--wait-lock");
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       const now = await runCli(["packs", "sync", dir, "--json"], { env: envFor(mock) });
       expect(now.code).toBe(8);
