@@ -1,4 +1,4 @@
-import type { HttpClient } from "./http.js";
+import type { HttpClient } from "../http/client.js";
 import { envelope, type Me, MeSchema } from "./schemas.js";
 
 /**

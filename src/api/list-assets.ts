@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { HttpClient } from "./http.js";
+import type { HttpClient } from "../http/client.js";
 import { paginate } from "./paginate.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { HttpClient } from "./http.js";
+import type { HttpClient } from "../http/client.js";
 import { paginate } from "./paginate.js";
 import { type Pack, PackSchema } from "./schemas.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ResponseError } from "../errors/response-error.js";
-import type { HttpClient } from "./http.js";
+import type { HttpClient } from "../http/client.js";
 import { PaginationSchema } from "./schemas.js";
 
 /** Page size svc-dl asks for (cli-contract "packs list": page size 100). */

@@ -30,9 +30,13 @@ export async function runVerify(
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
   const json = session.globals.json;
   const repair = opts.repair === true;
-  let items = verifyDir(dir, (item) => {
-    if (!json && !(repair && item.status !== "ok")) session.print(line(item));
-  });
+  let items = await verifyDir(
+    dir,
+    (item) => {
+      if (!json && !(repair && item.status !== "ok")) session.print(line(item));
+    },
+    session.ctx.signal,
+  );
   if (repair && items.some((i) => i.status !== "ok")) {
     items = await repairAll(session, dir, items);
     if (!json) for (const item of items) if (item.status !== "ok") session.print(line(item));

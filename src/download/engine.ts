@@ -127,6 +127,7 @@ export async function downloadItem(
  */
 export async function recordedUpToDate(
   opts: DownloadItemOptions,
+  signal?: AbortSignal,
 ): Promise<{ conditional: StateItem | undefined; repairing: boolean }> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const state = readState(opts.dir);
@@ -134,7 +135,7 @@ export async function recordedUpToDate(
     opts.fileName !== undefined ? state.items[opts.fileName] : findRecorded(state, item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
   if (!ours) return { conditional: undefined, repairing: false };
-  const local = checkRecordedFile(opts.dir, ours, opts.checksum === true);
+  const local = await checkRecordedFile(opts.dir, ours, opts.checksum === true, signal);
   if (local.restamp !== undefined) await restampRecord(opts.dir, ours.file, local.restamp);
   const intact = local.verdict === "intact";
   return {
@@ -151,7 +152,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
   const destination = (server: string | undefined): string =>
     chooseDestination(dir, item, { fixed: opts.fileName, server }, force);
   if (opts.fileName !== undefined) destination(undefined);
-  const { conditional, repairing } = await recordedUpToDate(opts);
+  const { conditional, repairing } = await recordedUpToDate(opts, client.signal);
   if (conditional && opts.revalidate === false) return finishUpToDate(opts, conditional);
   const sink = new PartFileSink({
     dir,
@@ -204,7 +205,14 @@ export async function commitDownload(
   const finalPath = join(opts.dir, done.name);
   const state = readState(opts.dir);
   // Adoption: an unrecorded file with the served bytes is recorded and left untouched.
-  const action = settleDestination(opts.dir, done.name, state, item, done, opts.force === true);
+  const action = await settleDestination(
+    opts.dir,
+    done.name,
+    state,
+    item,
+    done,
+    opts.force === true,
+  );
   const mtimeMs = regularFileMtime(action === "adopt" ? finalPath : paths.data);
   const facts = { ...done, file: done.name, mtimeMs };
   state.items[done.name] = recordOf(state, item, facts, opts.fileName !== undefined);

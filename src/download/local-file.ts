@@ -20,9 +20,15 @@ export interface LocalCheck {
 /**
  * Checks the file `rec` records in `dir` without following a symlink. Size and mtime equal to
  * the record (and no `checksum`) → intact without reading; another size → changed; otherwise
- * the file is re-hashed and compared with the recorded size and SHA-256.
+ * the file is re-hashed and compared with the recorded size and SHA-256. Throws
+ * `signal.reason` when `signal` aborts a re-hash.
  */
-export function checkRecordedFile(dir: string, rec: StateItem, checksum: boolean): LocalCheck {
+export async function checkRecordedFile(
+  dir: string,
+  rec: StateItem,
+  checksum: boolean,
+  signal?: AbortSignal,
+): Promise<LocalCheck> {
   const path = join(dir, rec.file);
   let st: ReturnType<typeof lstatIfExists>;
   try {
@@ -33,10 +39,11 @@ export function checkRecordedFile(dir: string, rec: StateItem, checksum: boolean
   if (!st) return { verdict: "missing" };
   if (!st.isFile() || st.size !== rec.size) return { verdict: "changed" };
   if (!checksum && rec.mtime_ms === st.mtimeMs) return { verdict: "intact" };
-  let now: ReturnType<typeof hashRegularFile>;
+  let now: Awaited<ReturnType<typeof hashRegularFile>>;
   try {
-    now = hashRegularFile(path);
-  } catch {
+    now = await hashRegularFile(path, signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
     return { verdict: "changed" };
   }
   if (!now || now.bytes !== rec.size || now.sha256 !== rec.sha256) return { verdict: "changed" };

@@ -96,20 +96,20 @@ export function checkDestination(
  * and SHA-256: recorded and left untouched). Throws `file_exists` (exit 8) for a directory, and
  * without `force` for an unrecorded file with other bytes or a special file.
  */
-export function settleDestination(
+export async function settleDestination(
   dir: string,
   name: string,
   state: StateFile,
   item: ItemRef,
   served: { bytes: number; sha256: string },
   force: boolean,
-): "write" | "adopt" {
+): Promise<"write" | "adopt"> {
   const kind = checkDestination(dir, name, state, item, force);
   if (kind !== "foreign") return "write";
   const path = join(dir, name);
-  let now: ReturnType<typeof hashRegularFile>;
+  let now: Awaited<ReturnType<typeof hashRegularFile>>;
   try {
-    now = hashRegularFile(path);
+    now = await hashRegularFile(path);
   } catch {
     now = undefined;
   }

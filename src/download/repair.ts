@@ -1,4 +1,4 @@
-import type { HttpClient } from "../api/http.js";
+import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { type DownloadSource, downloadItem } from "./engine.js";
 import { acquireDirLock } from "./lock.js";
@@ -88,6 +88,10 @@ async function repairOne(
     return before;
   }
   // The engine's record (a new SHA-256 if the service's bytes changed since) is the reference.
-  const after = verifyRecord(opts.dir, readState(opts.dir).items[record.file] ?? record);
+  const after = await verifyRecord(
+    opts.dir,
+    readState(opts.dir).items[record.file] ?? record,
+    client.signal,
+  );
   return after.status === "ok" ? { ...after, status: "repaired" } : after;
 }

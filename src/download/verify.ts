@@ -27,21 +27,29 @@ export interface VerifyItem {
  * hashed. A DIR with nothing recorded (no `.svc-dl/`, no state file) gives no items. Throws
  * FileSystemError `unsafe_state_dir` (exit 8) when `.svc-dl` may not be trusted.
  */
-export function verifyDir(dir: string, onItem?: (item: VerifyItem) => void): VerifyItem[] {
+export async function verifyDir(
+  dir: string,
+  onItem?: (item: VerifyItem) => void,
+  signal?: AbortSignal,
+): Promise<VerifyItem[]> {
   const state = readState(dir);
   const results: VerifyItem[] = [];
   for (const name of Object.keys(state.items).sort()) {
     const recorded = state.items[name];
     if (!recorded) continue;
-    const item = verifyRecord(dir, recorded);
+    const item = await verifyRecord(dir, recorded, signal);
     onItem?.(item);
     results.push(item);
   }
   return results;
 }
 
-/** Verifies one record's file in `dir` (see {@link verifyDir}). */
-export function verifyRecord(dir: string, recorded: StateItem): VerifyItem {
+/** Verifies one record's file in `dir` (see {@link verifyDir}); throws `signal.reason` when aborted. */
+export async function verifyRecord(
+  dir: string,
+  recorded: StateItem,
+  signal?: AbortSignal,
+): Promise<VerifyItem> {
   const path = join(dir, recorded.file);
   const base = {
     path,
@@ -56,10 +64,11 @@ export function verifyRecord(dir: string, recorded: StateItem): VerifyItem {
     st = undefined;
   }
   if (!st) return { ...base, status: "missing", sha256: null, bytes: null };
-  let now: ReturnType<typeof hashRegularFile>;
+  let now: Awaited<ReturnType<typeof hashRegularFile>>;
   try {
-    now = st.isFile() ? hashRegularFile(path) : undefined;
-  } catch {
+    now = st.isFile() ? await hashRegularFile(path, signal) : undefined;
+  } catch (err) {
+    if (signal?.aborted) throw err;
     now = undefined;
   }
   const same = now !== undefined && now.bytes === recorded.size && now.sha256 === recorded.sha256;

@@ -1,11 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import { ErrorBodySchema } from "../api/schemas.js";
-import { ApiError } from "../errors/api-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
 import { NetworkError } from "../errors/network-error.js";
-import { ResponseError } from "../errors/response-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { isRetryableNetworkError, networkErrorFrom } from "./classify.js";
 import {
@@ -18,7 +15,13 @@ import { type Budget, budgetForPath, type Clock, RateLimitPacer } from "./pacer.
 import { parseRetryAfter } from "./rate-limit-headers.js";
 import { Redactor } from "./redact.js";
 import { newRequestId } from "./request-id.js";
-import { dispatchRequest, type ResponseBody, type ResponseHeaders } from "./response-body.js";
+import {
+  dispatchRequest,
+  headerValue,
+  type ResponseBody,
+  type ResponseHeaders,
+} from "./response-body.js";
+import { errorFromBody, parseJsonBody } from "./response-errors.js";
 import {
   DEFAULT_RETRY,
   type Failure,
@@ -80,6 +83,8 @@ export interface HttpResponse {
 export const MAX_REDIRECTS = 10;
 /** Most bytes of an error body read. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/** Longest graceful close of the connections at the end of a run, in ms. */
+const CLOSE_GRACE_MS = 2000;
 /** Most bytes of a JSON body read. */
 const JSON_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -96,11 +101,8 @@ const systemClock: Clock = {
   },
 };
 
-/** First value of a header. */
-export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
+export { headerValue } from "./response-body.js";
+export { describeContent } from "./response-errors.js";
 
 /**
  * The one HTTP client of svc-dl, on one undici dispatcher per run (cli-contract "Retries and
@@ -144,6 +146,10 @@ export class HttpClient {
       const built = createDispatcher(opts.network ?? { env: {} });
       this.#dispatcher = built.dispatcher;
       this.#proxy = built.proxy;
+      // Proxy credentials are never printed (cli-contract "Networks").
+      for (const proxy of [built.proxy.httpProxy, built.proxy.httpsProxy]) {
+        this.#learnProxyCredentials(proxy);
+      }
     }
     this.pacer = new RateLimitPacer(
       this.clock,
@@ -333,33 +339,10 @@ export class HttpClient {
 
   /** Reads and validates a JSON body. Throws ResponseError (exit 7) on non-JSON or a wrong shape, NetworkError when the transfer fails. */
   async readJson<S extends z.ZodType>(res: HttpResponse, schema: S): Promise<z.infer<S>> {
-    const { text, truncated } = await this.readText(res, JSON_BODY_LIMIT);
-    if (truncated) {
-      throw new ResponseError(`response body larger than ${JSON_BODY_LIMIT} bytes`, {
-        httpStatus: res.status,
-        requestId: res.requestId,
-      });
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new ResponseError(
-        `${text.trim() === "" ? "empty response body" : "response body is not valid JSON"} (HTTP ${res.status}, ${describeContent(res.headers, this.redactor.text(text))})`,
-        { httpStatus: res.status, requestId: res.requestId, cause: err },
-      );
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`,
-      );
-      throw new ResponseError(
-        `response does not match the spec (${issues.slice(0, 3).join("; ")}${issues.length > 3 ? "; …" : ""})`,
-        { httpStatus: res.status, requestId: res.requestId, issues },
-      );
-    }
-    return parsed.data;
+    const body = await this.readText(res, JSON_BODY_LIMIT);
+    return parseJsonBody(res, { ...body, limit: JSON_BODY_LIMIT }, schema, (t) =>
+      this.redactor.text(t),
+    );
   }
 
   /**
@@ -397,9 +380,33 @@ export class HttpClient {
     throw err;
   }
 
-  /** Closes idle connections. */
+  /**
+   * Closes the run's connections: gracefully, or at once after 2 s (a response nobody read
+   * must not hold the process).
+   */
   async close(): Promise<void> {
-    if (!this.#opts.dispatcher) await this.#dispatcher.close();
+    if (this.#opts.dispatcher) return;
+    const dispatcher = this.#dispatcher;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), CLOSE_GRACE_MS);
+      timer.unref();
+    });
+    const outcome = await Promise.race([dispatcher.close().catch(() => undefined), late]);
+    clearTimeout(timer);
+    if (outcome === "late") await dispatcher.destroy().catch(() => undefined);
+  }
+
+  /** The password of a proxy URL becomes a secret of the redactor. */
+  #learnProxyCredentials(proxy: string): void {
+    if (proxy === "") return;
+    try {
+      const url = new URL(proxy);
+      if (url.password)
+        this.redactor.addSecret(decodeURIComponent(url.password), "[proxy password]");
+    } catch {
+      // an invalid proxy URL was refused when the dispatcher was built
+    }
   }
 
   /** A license key in a JSON request body becomes a secret of the redactor. */
@@ -442,47 +449,4 @@ export class HttpClient {
 
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-}
-
-/** The typed error of an error response whose (redacted) body is `text`. */
-function errorFromBody(res: HttpResponse, text: string): SvcError {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = ErrorBodySchema.safeParse(json);
-  if (parsed.success) {
-    return new ApiError({
-      code: parsed.data.error.code,
-      message: parsed.data.error.message,
-      httpStatus: res.status,
-      requestId: parsed.data.error.request_id ?? res.requestId,
-    });
-  }
-  if (res.status >= 500) {
-    return new ApiError({
-      code: res.status === 500 ? "internal_error" : "server_error",
-      message: `server error HTTP ${res.status} (${describeContent(res.headers, text)})`,
-      httpStatus: res.status,
-      requestId: res.requestId,
-    });
-  }
-  return new ResponseError(
-    `unexpected HTTP ${res.status} with ${describeContent(res.headers, text)} instead of the spec's error object`,
-    { httpStatus: res.status, requestId: res.requestId },
-  );
-}
-
-/** A short, sanitised description of a body for messages: its type and a one-line excerpt. */
-export function describeContent(headers: ResponseHeaders, text: string): string {
-  const type = headerValue(headers, "content-type")?.split(";")[0]?.trim() || "no content type";
-  const excerpt = text
-    .replace(/<[^>]*>/g, " ")
-    .replace(/\p{Cc}+/gu, " ")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, 80);
-  return excerpt ? `${type}: "${excerpt}"` : type;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { rootCertificates } from "node:tls";
+import { setFlagsFromString } from "node:v8";
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
 
@@ -106,6 +107,15 @@ export function trustedCas(
 }
 
 /**
+ * Compiles WebAssembly with V8's baseline compiler only (Liftoff). undici compiles llhttp's
+ * WebAssembly on its first connection; the optimizing tier costs about 35 MiB of peak RSS for a
+ * parser that is not the bottleneck (docs/performance.md). Must run before the first request.
+ */
+function useBaselineWasmCompiler(): void {
+  setFlagsFromString("--liftoff-only");
+}
+
+/**
  * The one dispatcher of a run (cli-contract "Networks"): keep-alive connections per origin
  * (a sync reuses connections and TLS sessions), every request API and CDN alike through the
  * proxy when one is set (`EnvHttpProxyAgent` with explicit values: `NO_PROXY` honoured; https
@@ -116,6 +126,7 @@ export function createDispatcher(settings: NetworkSettings): {
   dispatcher: Dispatcher;
   proxy: ProxySettings;
 } {
+  useBaselineWasmCompiler();
   const proxy = proxySettings(settings);
   const ca = trustedCas(settings);
   const idle = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS;

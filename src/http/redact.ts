@@ -15,7 +15,8 @@ const CREDENTIAL_PARAM =
  */
 export class Redactor {
   readonly #serviceOrigin: string;
-  readonly #secrets = new Set<string>();
+  /** Secret → the placeholder that replaces it. */
+  readonly #secrets = new Map<string, string>();
 
   /** @param serviceOrigin e.g. `https://assets.example.com` */
   constructor(serviceOrigin: string, secrets: readonly string[] = []) {
@@ -23,26 +24,38 @@ export class Redactor {
     for (const s of secrets) this.addSecret(s);
   }
 
-  /** Adds a secret (with and without its `svc_live_` or `SVC_` prefix). Short strings are ignored. */
-  addSecret(secret: string): void {
+  /**
+   * Adds a secret (with and without its `svc_live_` or `SVC_` prefix). Short strings are
+   * ignored. Its text is replaced by `[API key]`, `[license key]` (by its prefix) or `label`.
+   */
+  addSecret(secret: string, label?: string): void {
     const value = secret.trim();
     if (value.length < 8) return;
-    this.#secrets.add(value);
+    const placeholder =
+      label ??
+      (value.startsWith("svc_live_")
+        ? "[API key]"
+        : /^SVC_/i.test(value)
+          ? "[license key]"
+          : "[redacted]");
+    this.#secrets.set(value, placeholder);
     const bare = value.replace(/^svc_live_/, "").replace(/^SVC_/i, "");
-    if (bare.length >= 8) this.#secrets.add(bare);
+    if (bare.length >= 8 && !this.#secrets.has(bare)) this.#secrets.set(bare, placeholder);
   }
 
-  /** `text` with every secret and every 16-character fragment of one replaced by `[redacted]`. */
+  /** `text` with every secret and every 16-character fragment of one replaced by its placeholder. */
   text(text: string): string {
     if (this.#secrets.size === 0 || text.length === 0) return text;
+    const labels = [...new Set(this.#secrets.values())];
     const mask = new Uint8Array(text.length);
     let hit = false;
-    for (const secret of this.#secrets) {
+    for (const [secret, placeholder] of this.#secrets) {
+      const mark = labels.indexOf(placeholder) + 1;
       const size = Math.min(SECRET_FRAGMENT, secret.length);
       for (let i = 0; i + size <= secret.length; i++) {
         const fragment = secret.slice(i, i + size);
         for (let at = text.indexOf(fragment); at !== -1; at = text.indexOf(fragment, at + 1)) {
-          mask.fill(1, at, at + size);
+          mask.fill(mark, at, at + size);
           hit = true;
         }
       }
@@ -50,8 +63,9 @@ export class Redactor {
     if (!hit) return text;
     let out = "";
     for (let i = 0; i < text.length; i++) {
-      if (mask[i] === 0) out += text[i];
-      else if (i === 0 || mask[i - 1] === 0) out += "[redacted]";
+      const mark = mask[i] ?? 0;
+      if (mark === 0) out += text[i];
+      else if (i === 0 || mask[i - 1] === 0) out += labels[mark - 1] ?? "[redacted]";
     }
     return out;
   }

@@ -3,6 +3,12 @@ import type { Dispatcher } from "undici";
 /** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
+/** First value of a header. */
+export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 /**
  * Receives body bytes synchronously from undici's data callback. A chunk may be kept (undici
  * hands over a fresh view per socket read). Returning a promise pauses the socket until it

@@ -15,6 +15,7 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -109,11 +110,7 @@ export function openRegular(path: string, write = false): { fd: number; st: Stat
   try {
     fd = openSync(path, (write ? constants.O_RDWR : constants.O_RDONLY) | NOFOLLOW | NONBLOCK);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EISDIR") {
-      return undefined;
-    }
-    if (code === "ENXIO" || code === "EMLINK") return undefined; // a FIFO or socket
+    if (isNotRegular(err)) return undefined;
     throw err;
   }
   const st = fstatSync(fd);
@@ -122,6 +119,23 @@ export function openRegular(path: string, write = false): { fd: number; st: Stat
     return undefined;
   }
   return { fd, st };
+}
+
+/**
+ * True for an open error that means "nothing usable there": missing (ENOENT, ENOTDIR), a
+ * symlink refused by `O_NOFOLLOW` (ELOOP; EMLINK on some BSDs), a directory (EISDIR), or a FIFO
+ * or socket without a reader (ENXIO).
+ */
+function isNotRegular(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    code === "ENOENT" ||
+    code === "ENOTDIR" ||
+    code === "ELOOP" ||
+    code === "EMLINK" ||
+    code === "EISDIR" ||
+    code === "ENXIO"
+  );
 }
 
 /**
@@ -147,25 +161,37 @@ export function readRegularFile(path: string, maxBytes = 64 << 20): string | und
 }
 
 /**
- * SHA-256 (lower-case hex) and size in bytes of a regular file, read in 1 MiB blocks, never
- * through a symlink. Returns undefined when `path` is missing or not a regular file.
+ * SHA-256 (lower-case hex) and size in bytes of a regular file, read in 1 MiB blocks with
+ * asynchronous reads (so SIGINT/SIGTERM are seen between blocks), never through a symlink.
+ * Returns undefined when `path` is missing or not a regular file. Throws `signal.reason` when
+ * `signal` aborts, and read errors.
  */
-export function hashRegularFile(path: string): { sha256: string; bytes: number } | undefined {
-  const opened = openRegular(path);
-  if (!opened) return undefined;
+export async function hashRegularFile(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ sha256: string; bytes: number } | undefined> {
+  let handle: FileHandle;
   try {
+    handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+  } catch (err) {
+    if (isNotRegular(err)) return undefined;
+    throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
     const hash = createHash("sha256");
     const block = Buffer.allocUnsafe(1 << 20);
     let bytes = 0;
     for (;;) {
-      const n = readSync(opened.fd, block, 0, block.length, bytes);
-      if (n === 0) break;
-      hash.update(block.subarray(0, n));
-      bytes += n;
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(block, 0, block.length, bytes);
+      if (bytesRead === 0) break;
+      hash.update(block.subarray(0, bytesRead));
+      bytes += bytesRead;
     }
     return { sha256: hash.digest("hex"), bytes };
   } finally {
-    closeSync(opened.fd);
+    await handle.close();
   }
 }
 

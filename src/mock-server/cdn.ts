@@ -142,7 +142,7 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
     layout,
     start,
     start + limit - 1,
-    core.faults.faults.throttleBytesPerSecond,
+    () => core.faults.faults.throttleBytesPerSecond,
   );
   if (!complete) return;
   if (drop) {
@@ -180,7 +180,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Write bytes `[start, end]` (inclusive) of the layout to `res`, honouring
- * backpressure and an optional pace in bytes per second. Returns false if
+ * backpressure and an optional pace in bytes per second (read before every chunk). Returns false if
  * the client went away.
  */
 export async function streamBytes(
@@ -188,24 +188,25 @@ export async function streamBytes(
   layout: Layout,
   start: number,
   end: number,
-  bytesPerSecond?: number,
+  throttle: () => number | undefined = () => undefined,
 ): Promise<boolean> {
   if (end < start) return true;
-  const throttled = bytesPerSecond !== undefined && bytesPerSecond > 0;
-  const chunkSize = throttled
-    ? Math.max(1, Math.min(64 * 1024, Math.floor(bytesPerSecond / 20)))
-    : 1 << 20;
-  const t0 = Date.now();
-  let sent = 0;
+  const initial = throttle();
+  const chunkSize =
+    initial !== undefined && initial > 0
+      ? Math.max(1, Math.min(64 * 1024, Math.floor(initial / 20)))
+      : 1 << 20;
+  // The throttle is read live, so a test can lift it while a response is under way.
+  let due = Date.now();
   for (const chunk of rangeChunks(layout, start, end, chunkSize)) {
     if (res.destroyed || res.writableEnded) return false;
-    if (throttled) {
-      const due = t0 + (sent / bytesPerSecond) * 1000;
+    const bytesPerSecond = throttle();
+    if (bytesPerSecond !== undefined && bytesPerSecond > 0) {
       const wait = due - Date.now();
       if (wait > 0) await sleep(wait);
       if (res.destroyed) return false;
+      due = Math.max(due, Date.now()) + (chunk.length / bytesPerSecond) * 1000;
     }
-    sent += chunk.length;
     if (!res.write(chunk)) {
       if (!(await waitDrain(res))) return false;
     }

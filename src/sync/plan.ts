@@ -37,6 +37,8 @@ export interface PlanOptions {
   dryRun?: boolean;
   /** Slugs known to have no authoring edition (sync-unavailable.json); ignored with `refresh`. */
   noAuthoring?: ReadonlySet<string> | ReadonlyMap<string, string>;
+  /** SIGINT/SIGTERM: ends a re-hash between blocks. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -47,46 +49,55 @@ export interface PlanOptions {
  * a request unless `refresh`. A complete item is skipped, or with `refresh` re-validated; one
  * recorded without an ETag cannot be re-validated and is skipped even with `refresh`.
  */
-export function planSync(
+export async function planSync(
   dir: string,
   state: StateFile,
   targets: readonly SyncTarget[],
   opts: PlanOptions,
-): PlannedItem[] {
-  return targets.map((target): PlannedItem => {
-    if (target.url === undefined) {
-      return { target, action: "unavailable", reason: "no authoring edition", recorded: undefined };
+): Promise<PlannedItem[]> {
+  const plan: PlannedItem[] = [];
+  for (const target of targets) plan.push(await planOne(dir, state, target, opts));
+  return plan;
+}
+
+async function planOne(
+  dir: string,
+  state: StateFile,
+  target: SyncTarget,
+  opts: PlanOptions,
+): Promise<PlannedItem> {
+  if (target.url === undefined) {
+    return { target, action: "unavailable", reason: "no authoring edition", recorded: undefined };
+  }
+  const ref = { kind: "pack" as const, slug: target.slug, edition: target.edition };
+  const recorded = findRecorded(state, ref);
+  if (!recorded) {
+    if (target.edition === "authoring" && !opts.refresh && opts.noAuthoring?.has(target.slug)) {
+      return { target, action: "unavailable", reason: "no authoring edition", recorded };
     }
-    const ref = { kind: "pack" as const, slug: target.slug, edition: target.edition };
-    const recorded = findRecorded(state, ref);
-    if (!recorded) {
-      if (target.edition === "authoring" && !opts.refresh && opts.noAuthoring?.has(target.slug)) {
-        return { target, action: "unavailable", reason: "no authoring edition", recorded };
-      }
-      const reason: FetchReason =
-        target.edition === "authoring" && opts.dryRun === true
-          ? "authoring edition, if the pack has one"
-          : "new";
-      return { target, action: "fetch", reason, recorded };
-    }
-    const local = checkRecordedFile(dir, recorded, opts.checksum === true);
-    if (local.verdict !== "intact") {
-      return {
-        target,
-        action: "fetch",
-        reason: fetchReason(dir, recorded, local.verdict),
-        recorded,
-      };
-    }
-    const canRevalidate = opts.refresh && typeof recorded.etag === "string" && recorded.etag !== "";
+    const reason: FetchReason =
+      target.edition === "authoring" && opts.dryRun === true
+        ? "authoring edition, if the pack has one"
+        : "new";
+    return { target, action: "fetch", reason, recorded };
+  }
+  const local = await checkRecordedFile(dir, recorded, opts.checksum === true, opts.signal);
+  if (local.verdict !== "intact") {
     return {
       target,
-      action: canRevalidate ? "revalidate" : "skip",
-      reason: "already complete",
+      action: "fetch",
+      reason: fetchReason(dir, recorded, local.verdict),
       recorded,
-      ...(local.restamp !== undefined ? { restamp: local.restamp } : {}),
     };
-  });
+  }
+  const canRevalidate = opts.refresh && typeof recorded.etag === "string" && recorded.etag !== "";
+  return {
+    target,
+    action: canRevalidate ? "revalidate" : "skip",
+    reason: "already complete",
+    recorded,
+    ...(local.restamp !== undefined ? { restamp: local.restamp } : {}),
+  };
 }
 
 function fetchReason(dir: string, rec: StateItem, verdict: "changed" | "missing"): FetchReason {

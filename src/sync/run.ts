@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { HttpClient } from "../api/http.js";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
 import { restampRecord } from "../download/local-file.js";
@@ -8,6 +7,7 @@ import { checkUpstream } from "../download/revalidate.js";
 import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
+import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
@@ -104,11 +104,12 @@ export async function runSync(
     const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
-    const plan = planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
+    const plan = await planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
       refresh: opts.refresh,
       checksum: opts.checksum === true,
       dryRun: opts.dryRun,
       noAuthoring: memo,
+      signal: client.signal,
     });
     if (!opts.dryRun) await restampIntact(opts.dir, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);

@@ -38,7 +38,7 @@ describe("directory lock", () => {
 
   it("two overlapping CLI runs: the second exits 8 while the first is downloading", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
+    mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
     try {
       const first = spawn(process.execPath, [CLI_BIN, "pack", "get", "low-poly-forest"], {
         cwd: dir,

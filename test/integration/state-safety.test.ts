@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import {
   chmodSync,
   chownSync,
@@ -8,12 +9,13 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockService } from "../../src/mock-server/types.js";
-import { runCli } from "../helpers/cli.js";
+import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { sha256Of, tempDir } from "./download-helpers.js";
 import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 
@@ -89,16 +91,22 @@ describe("an untrusted .svc-dl is refused (unsafe_state_dir, exit 8)", () => {
 });
 
 describe("no spin on a directory that cannot be created", () => {
-  it("-o /proc/… and packs sync /proc/… exit 8 within a second", async () => {
+  it("-o /proc/… and packs sync /proc/… exit 8 within a second (plus start-up)", async () => {
+    // Start-up time of a run that loads the same modules and stops before any work (a usage
+    // error: -o - with --json), on this possibly loaded machine.
+    const t0 = Date.now();
+    expect((await runCli(["pack", "get", slug(0), "-o", "-", "--json"], { env })).code).toBe(2);
+    const startup = Date.now() - t0;
     for (const args of [
       ["pack", "get", slug(0), "-o", "/proc/"],
       ["pack", "get", slug(0), "-o", "/proc/svc-dl-test/x/"],
       ["packs", "sync", "/proc/svc-dl-test"],
     ]) {
       const started = Date.now();
-      const r = await runCli([...args, "--json"], { env, timeoutMs: 10_000 });
+      // A spinning run would be killed at the timeout (code null), never exit 8.
+      const r = await runCli([...args, "--json"], { env, timeoutMs: 20_000 });
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(8);
-      expect(Date.now() - started).toBeLessThan(3000); // a second of work, plus node's start-up
+      expect(Date.now() - started).toBeLessThan(startup * 1.5 + 1000);
     }
   });
 });
@@ -224,5 +232,34 @@ describe("packs sync --dry-run tells the truth", () => {
     const done = await runCli(["packs", "sync", dir, "--dry-run", "--json"], { env });
     const after = JSON.parse(done.stdout) as SyncDoc;
     expect(after.items.every((i) => i.status === "up-to-date")).toBe(true);
+  });
+});
+
+describe("SIGINT while re-hashing", () => {
+  it("verify of a huge recorded file stops at once with 130", async () => {
+    const dir = tempDir();
+    expect((await runCli(["pack", "get", slug(0)], { env, cwd: dir })).code).toBe(0);
+    const statePath = join(dir, ".svc-dl", "state.json");
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as {
+      items: Record<string, Record<string, unknown>>;
+    };
+    const template = Object.values(state.items)[0];
+    const huge = 64 * 1024 ** 3; // sparse: no disk used, but minutes of hashing
+    state.items["a-huge.zip"] = { ...template, file: "a-huge.zip", size: huge };
+    writeFileSync(statePath, JSON.stringify(state));
+    writeFileSync(join(dir, "a-huge.zip"), "");
+    truncateSync(join(dir, "a-huge.zip"), huge);
+    const child = spawn(process.execPath, [CLI_BIN, "verify", dir], {
+      env: { ...process.env, SVC_DL_CONFIG_DIR: tempConfigDir() },
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // Give it time to start hashing (start-up of the CLI), then interrupt.
+    await new Promise((r) => setTimeout(r, 1500));
+    const killedAt = Date.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(Date.now() - killedAt).toBeLessThan(3000);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -8,7 +8,7 @@ import type { MockService, RequestLogEntry } from "../../src/mock-server/types.j
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 
-/** `packs sync` failures (issue 6 items 5 and 7): item-level goes on, account-level stops, locks. */
+/** `packs sync` failures (cli-contract "packs sync"): item-level goes on, account-level stops, locks. */
 
 let mock: MockService;
 let env: Record<string, string>;
@@ -183,10 +183,13 @@ describe("packs sync: the directory lock", () => {
 
   it("of two overlapping runs on one DIR, the second exits 8 and the first completes", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 32 * 1024 } });
+    // Slow enough that the first run cannot finish while the second starts, however loaded the
+    // machine; the throttle is lifted once the second run has answered.
+    mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
     const first = runCli(["packs", "sync", dir, "--json"], { env });
     await until(() => existsSync(join(dir, ".svc-dl", "lock")), "the first run's lock");
     const second = await runCli(["packs", "sync", dir, "--json"], { env });
+    mock.set({ faults: {} });
     expect(second.code).toBe(8);
     expect(second.stdout).toBe("");
     expect(JSON.parse(second.stderr.trim()).error.code).toBe("locked");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
+import { startRawServer } from "../reliability/helpers/raw-server.js";
 
 const shared = useMockService();
 
@@ -46,5 +47,30 @@ describe("--verbose", () => {
   it("without --verbose there are no exchange lines", async () => {
     const r = await runCli(["api", "me"], { env: env() });
     expect(r.stderr).toBe("");
+  });
+
+  it("never prints the key: not in a self-redirect's query, nor a fragment echoed in x-request-id", async () => {
+    const key = "svc_live_V3rboseRedactKeyAbCdEf0123456789_0ddba11";
+    const fragment = key.slice(12, 32);
+    const s = await startRawServer((req, res) => {
+      if (req.url === "/api/v1/me") {
+        res.writeHead(302, { location: `/api/v1/me2?key=${key}&token=${key.slice(9)}` }).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json", "x-request-id": `req-${fragment}` });
+      res.end('{"data":{}}');
+    });
+    try {
+      const r = await runCli(["--verbose", "api", "me"], {
+        env: { SVC_BASE_URL: s.url, SVC_API_KEY: key },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.split("\n").filter((l) => l.startsWith("GET "))).toHaveLength(2);
+      expect(r.stderr).not.toContain(key.slice(9, 25));
+      expect(r.stderr).not.toContain(fragment.slice(0, 16));
+      expect(r.stderr).toContain("key=…");
+    } finally {
+      await s.close();
+    }
   });
 });

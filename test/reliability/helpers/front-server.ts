@@ -27,6 +27,8 @@ export interface FrontServer {
   readonly paths: string[];
   /** Request headers received, in order. */
   readonly headersSeen: Record<string, string | string[] | undefined>[];
+  /** TLS handshakes completed (https only). */
+  tlsHandshakes(): number;
   close(): Promise<void>;
 }
 
@@ -83,6 +85,10 @@ export async function startFrontServer(
     req.pipe(upstream);
   };
   const server: Server = opts.tls ? createHttpsServer(opts.tls, handler) : createServer(handler);
+  let handshakes = 0;
+  server.on("secureConnection", () => {
+    handshakes += 1;
+  });
   server.on("clientError", (_err, socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -90,6 +96,7 @@ export async function startFrontServer(
     url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`,
     paths,
     headersSeen,
+    tlsHandshakes: () => handshakes,
     close() {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));

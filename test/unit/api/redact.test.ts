@@ -38,17 +38,17 @@ describe("Redactor (one redactor for every printed URL and header)", () => {
   const r = new Redactor(SERVICE, [KEY, LICENSE]);
 
   it("scrubs the whole key, its body without the prefix, and any 16-character fragment", () => {
-    expect(r.text(`Bearer ${KEY}`)).toBe("Bearer [redacted]");
-    expect(r.text(`id=${KEY.slice(9)}`)).toBe("id=[redacted]");
+    expect(r.text(`Bearer ${KEY}`)).toBe("Bearer [API key]");
+    expect(r.text(`id=${KEY.slice(9)}`)).toBe("id=[API key]");
     const fragment = KEY.slice(12, 28);
     expect(fragment).toHaveLength(16);
-    expect(r.text(`x-request-id: req-${fragment}-1`)).toBe("x-request-id: req-[redacted]-1");
+    expect(r.text(`x-request-id: req-${fragment}-1`)).toBe("x-request-id: req-[API key]-1");
     expect(r.text(`short ${KEY.slice(12, 27)} stays`)).toBe(`short ${KEY.slice(12, 27)} stays`);
   });
 
   it("scrubs the license key with or without its SVC_ prefix", () => {
-    expect(r.text(`key ${LICENSE}`)).toBe("key [redacted]");
-    expect(r.text(`id ${LICENSE.slice(4)}`)).toBe("id [redacted]");
+    expect(r.text(`key ${LICENSE}`)).toBe("key [license key]");
+    expect(r.text(`id ${LICENSE.slice(4)}`)).toBe("id [license key]");
   });
 
   it("hides credential-like query values on every host, the service's too", () => {
