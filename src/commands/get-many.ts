@@ -98,10 +98,15 @@ export async function runGetMany(
     isTTY: ctx.io.stderrIsTTY,
     progress: globals.progress,
     quiet: globals.quiet || globals.json,
+    columns: ctx.io.columns,
   });
   const doc: GetManyDocument = { items: [], summary: { downloaded: 0, up_to_date: 0, failed: 0 } };
   const failed: FailedItem[] = [];
-  const lock = await acquireDirLock(destination.dir);
+  const lock = await acquireDirLock(destination.dir, {
+    waitSeconds: globals.waitLock,
+    onWait: (line) => session.reporter.info(line),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
   try {
     let position = 0;
     for (const { item, source } of req.items) {

@@ -39,6 +39,7 @@ export async function runInstallCommand(
     isTTY: ctx.io.stderrIsTTY,
     progress: globals.progress,
     quiet: globals.quiet || globals.json,
+    columns: ctx.io.columns,
   });
   const notice = (line: string): void => reporter.info(line);
   const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });

@@ -85,6 +85,7 @@ async function repairAll(
     isTTY: ctx.io.stderrIsTTY,
     progress: globals.progress,
     quiet: globals.quiet || globals.json,
+    columns: ctx.io.columns,
   });
   try {
     return await repairItems(

@@ -5,6 +5,7 @@ import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
 import { type GetJsonDocument, toJsonDocument } from "../download/run-get.js";
+import { ExitCode } from "../errors/exit-codes.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -284,6 +285,6 @@ function absolute(dir: string | undefined): string {
 function abortedError(cause: unknown): SvcError {
   return new SvcError(
     "the operation was aborted through its AbortSignal; partial data is kept and the next call resumes it",
-    { code: "aborted", exitCode: 130, cause },
+    { code: "aborted", exitCode: ExitCode.sigint, cause },
   );
 }

@@ -9,7 +9,7 @@ import { configUnsetCommand } from "./unset.js";
 /** The `config` noun: get, set, unset, list, path (cli-contract "config"). */
 export function configCommand(open: OpenSession): Command {
   return new Command("config")
-    .description("read and change settings (base-url) in the config file")
+    .description("read and change settings (base-url, proxy, ca-file) in the config file")
     .addHelpText(
       "after",
       examples(
