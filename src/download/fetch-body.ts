@@ -7,6 +7,7 @@ import type { HttpClient, HttpResponse, RequestSpec } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import { parseContentLength, parseContentRange } from "./content-range.js";
 import { corruptDownload } from "./errors.js";
+import { lowSpeedCheck } from "./low-speed.js";
 
 /**
  * The request that yields the file: the API route (or a pack record's `downloads` URL), or the
@@ -265,8 +266,10 @@ export async function fetchBody<R>(
 
     let overflow: SvcError | undefined;
     let failure: unknown;
+    const lowSpeed = lowSpeedCheck(client, res.requestId);
     try {
       await res.body.consume((chunk) => {
+        lowSpeed(chunk.length);
         if (head.total !== undefined && sink.bytes() + chunk.length > head.total) {
           overflow = corruptDownload(
             `the server sent more than the announced ${head.total} bytes`,
@@ -303,6 +306,8 @@ export async function fetchBody<R>(
         requestId: res.requestId,
         hint: "Run the same command again to resume from the bytes already saved.",
       });
+    } else if (failure instanceof NetworkError) {
+      error = failure; // the low-speed rule
     } else if (failure instanceof SvcError) {
       throw failure; // the sink's own failure (file system)
     } else {

@@ -7,6 +7,8 @@ import { SvcError } from "../errors/svc-error.js";
 import { isRetryableNetworkError, networkErrorFrom } from "./classify.js";
 import {
   createDispatcher,
+  LOW_SPEED_LIMIT,
+  type LowSpeedLimit,
   type NetworkSettings,
   type ProxySettings,
   proxyLabel,
@@ -120,6 +122,8 @@ export class HttpClient {
   readonly pacer: RateLimitPacer;
   readonly clock: Clock;
   readonly signal: AbortSignal | undefined;
+  /** Low-speed limit of body transfers (the download's state machine enforces it). */
+  readonly lowSpeed: LowSpeedLimit;
   /** Scrubs secrets from text and URLs (see {@link Redactor}). */
   readonly redactor: Redactor;
   readonly #opts: HttpClientOptions;
@@ -134,6 +138,7 @@ export class HttpClient {
     this.clock = opts.clock ?? systemClock;
     this.signal = opts.signal;
     this.#retry = { ...DEFAULT_RETRY, ...opts.retry };
+    this.lowSpeed = opts.network?.lowSpeed ?? LOW_SPEED_LIMIT;
     this.redactor = new Redactor(this.serviceOrigin);
     try {
       this.redactor.addSecret(opts.apiKey());

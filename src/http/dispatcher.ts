@@ -11,6 +11,23 @@ import { UsageError } from "../errors/usage-error.js";
  */
 export const IDLE_TIMEOUT_MS = 30_000;
 
+/**
+ * Low-speed limit of a body transfer (cli-contract "Networks": a server that never finishes its
+ * body cannot hold a run for more than a few minutes): an attempt that receives fewer than
+ * `bytes` in a window of `windowMs` is abandoned and retried, as curl's `--speed-limit 1024
+ * --speed-time 60` does. A trickle never gains the bytes that forgive a retry, so the retry
+ * budget ends it.
+ */
+export interface LowSpeedLimit {
+  /** Fewest bytes per window. */
+  bytes: number;
+  /** Window length in ms. */
+  windowMs: number;
+}
+
+/** Default {@link LowSpeedLimit}: 1 KiB/s averaged over 60 s. */
+export const LOW_SPEED_LIMIT: LowSpeedLimit = { bytes: 60 * 1024, windowMs: 60_000 };
+
 /** Network settings of one run (cli-contract "Configuration", "Networks"). */
 export interface NetworkSettings {
   /** `--proxy` or config `proxy`: one proxy for http and https. Overrides the proxy env vars. */
@@ -21,6 +38,8 @@ export interface NetworkSettings {
   env: Readonly<Record<string, string | undefined>>;
   /** Silence limit in ms; default {@link IDLE_TIMEOUT_MS} (tests shorten it). */
   idleTimeoutMs?: number;
+  /** Low-speed limit of body transfers; default {@link LOW_SPEED_LIMIT} (tests shorten it). */
+  lowSpeed?: LowSpeedLimit;
 }
 
 /** The proxy set-up resolved from flag/env: lower-case variables win, as in curl. */

@@ -131,6 +131,74 @@ describe("silence abandons an attempt (timeout injected)", () => {
   });
 });
 
+describe("a trickling body is abandoned by the low-speed limit (window injected)", () => {
+  /** Serves FILE (Range ignored) in `step`-byte pieces every `everyMs` ms. */
+  function trickle(step: number, everyMs: number) {
+    return raw((req, res) => {
+      if (req.url === `/api/v1/assets/${SLUG}/download`) {
+        res.writeHead(302, { location: "/cdn/model.glb", "content-length": "0" }).end();
+        return;
+      }
+      res.writeHead(200, { "content-length": String(FILE.length), etag: '"t1"' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || sent >= FILE.length) {
+          clearInterval(timer);
+          if (!res.destroyed) res.end();
+          return;
+        }
+        res.write(FILE.subarray(sent, sent + step));
+        sent += step;
+      }, everyMs);
+      res.on("close", () => clearInterval(timer));
+    });
+  }
+
+  async function fetchWith(s: RawServer, lowSpeed: { bytes: number; windowMs: number }) {
+    const client = new HttpClient({
+      baseUrl: new URL(s.url),
+      apiKey: () => KEY,
+      userAgent: "svc-dl/test",
+      network: { env: {}, lowSpeed },
+      retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const dir = tempDir("svc-dl-net-trickle-");
+    const progress = await createProgress({
+      stderr: new PassThrough(),
+      isTTY: false,
+      progress: false,
+      quiet: true,
+    });
+    const outcome = await downloadItem(client, {
+      kind: "asset",
+      slug: SLUG,
+      edition: null,
+      source: { url: client.apiUrl(`assets/${SLUG}/download`) },
+      dir,
+      progress,
+    }).catch((e: unknown) => e);
+    await client.close().catch(() => undefined);
+    return { outcome, dir };
+  }
+
+  it("below the limit for a whole window → timeout, retried, then NetworkError timeout", async () => {
+    const s = await trickle(16, 20);
+    const { outcome, dir } = await fetchWith(s, { bytes: 64 * 1024, windowMs: 200 });
+    expect(outcome).toBeInstanceOf(NetworkError);
+    expect((outcome as NetworkError).code).toBe("timeout");
+    expect((outcome as NetworkError).message).toContain("low-speed limit");
+    expect(s.requests.filter((q) => q.url.startsWith("/cdn/"))).toHaveLength(2);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+
+  it("a steady body above the limit completes across several windows", async () => {
+    const s = await trickle(8 * 1024, 10);
+    const { outcome, dir } = await fetchWith(s, { bytes: 1024, windowMs: 30 });
+    expect(outcome).toMatchObject({ status: "downloaded", bytes: FILE.length });
+    expect(finalFiles(dir)).toEqual([`${SLUG}.glb`]);
+  });
+});
+
 describe("certificate and DNS failures fail at once with a hint", () => {
   it("an untrusted certificate → exit 7 tls_error naming the host and the CA options; one connection", async () => {
     const cert = makeSelfSignedCert(["IP:127.0.0.1"]);
