@@ -60,6 +60,8 @@ export async function runPacksSync(
     quiet: globals.quiet || globals.json,
     columns: ctx.io.columns,
   });
+  /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
+  let owned: number | undefined;
   const doc = await runSync(
     client,
     {
@@ -78,7 +80,8 @@ export async function runPacksSync(
     },
     progress,
     {
-      planned: (plan, packs) => {
+      planned: (plan, kept) => {
+        const packs = owned ?? kept;
         reporter.info(
           `${packs} pack${packs === 1 ? "" : "s"} owned, ${plan.length} pack file${plan.length === 1 ? "" : "s"} (edition ${opts.edition}) to keep in ${dir}`,
         );
@@ -92,6 +95,7 @@ export async function runPacksSync(
       },
       notice: (line) => reporter.info(line),
       selected: (selection) => {
+        owned = selection.kept.length + selection.left.length;
         for (const line of selection.warnings) reporter.warn(`warning: ${line}`);
         if (selection.left.length > 0) {
           const kept = selection.kept.length;
