@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ContentCache } from "../cache/cache.js";
 import { acquireDirLock } from "../download/lock.js";
 import { STATE_DIR } from "../download/state.js";
+import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { classifyFailure, itemError } from "../sync/failure.js";
 import { extractInstalledPack } from "./extract.js";
@@ -156,7 +157,9 @@ async function settleItem(
     });
     return { ...one, result: { ...one.result, extracted } };
   } catch (err) {
-    if (classifyFailure(err, "standard") === "stop" || !(err instanceof SvcError)) throw err;
+    // No key at all (`no_api_key`, exit 3) fails every later download too: stop at once.
+    if (!(err instanceof SvcError) || err.exitCode === ExitCode.auth) throw err;
+    if (classifyFailure(err, "standard") === "stop") throw err;
     return {
       entry: undefined,
       result: {

@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -57,6 +58,17 @@ describe("svc-dl install: the cache", () => {
     // `svc-dl verify` accepts what install put there
     const v = await runCli(["verify", join(ci.root, "vendor/assets")]);
     expect(v.code, v.stderr).toBe(0);
+  });
+
+  it("asks for the key only when an item must be downloaded (exit 3 without one)", async () => {
+    const p = makeProject({ dir: "out", assets: ["free-sample-cube"] });
+    expect((await install(shared.mock, p, ["--no-cache"])).code).toBe(0);
+    rmSync(join(p.root, "out"), { recursive: true });
+    shared.mock.clearLog();
+    const r = await install(shared.mock, p, ["--frozen"], { SVC_API_KEY: undefined });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("no_api_key");
+    expect(shared.mock.requests).toHaveLength(0);
   });
 
   it("re-verifies a cache entry when reading it: a damaged entry is refetched", async () => {
