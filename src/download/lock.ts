@@ -1,4 +1,4 @@
-import { chmodSync, rmSync } from "node:fs";
+import { chmodSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleepFor } from "node:timers/promises";
@@ -74,15 +74,26 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   const deadline = now() + Math.max(0, opts.waitSeconds ?? 0) * 1000;
   let release: () => Promise<void>;
   let waiting = false;
+  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  // The intent record exists before the lock does, so a run killed between taking the lock and
+  // writing its owner record leaves a dead intent: the next run may take that lock over at once.
+  const intentPath = join(stateDir, `${INTENT_PREFIX}${process.pid}`);
+  writeRecord(intentPath, owner);
   for (;;) {
-    if (opts.signal?.aborted) throw interrupted(opts.signal);
+    if (opts.signal?.aborted) {
+      removeEntry(intentPath);
+      throw interrupted(opts.signal);
+    }
     const attempt = await tryLock(stateDir, lockPath, ownerPath);
     if (attempt.release) {
       release = attempt.release;
       break;
     }
     const left = deadline - now();
-    if (left <= 0) throw lockedError(dir, attempt.owner);
+    if (left <= 0) {
+      removeEntry(intentPath);
+      throw lockedError(dir, attempt.owner);
+    }
     if (!waiting) {
       waiting = true;
       opts.onWait?.(
@@ -92,6 +103,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
     try {
       await sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
     } catch (err) {
+      removeEntry(intentPath);
       if (opts.signal?.aborted) throw interrupted(opts.signal);
       throw err;
     }
@@ -101,12 +113,8 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   } catch {
     // the lock works whatever its mode; .svc-dl itself is private
   }
-  const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-  try {
-    writePrivateFileAtomic(ownerPath, `${JSON.stringify(owner)}\n`);
-  } catch {
-    // Without an owner record the lock still works; it just cannot be taken over early.
-  }
+  // Without an owner record the lock still works; the live intent then stands for it.
+  if (writeRecord(ownerPath, owner)) removeEntry(intentPath);
   let released = false;
   return {
     dir,
@@ -118,6 +126,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
       // which no run may take over early (exit 8 `locked` for 10 s).
       await release().catch(() => undefined);
       if (readOwner(ownerPath)?.pid === process.pid) removeEntry(ownerPath);
+      removeEntry(intentPath);
     },
   };
 }
@@ -148,7 +157,8 @@ async function tryLock(
       }
     }
     const owner = readOwner(ownerPath);
-    if (!owner || owner.host !== hostname() || isAlive(owner.pid) || takeover > 0) {
+    const orphan = !owner && acquirerDied(stateDir);
+    if (takeover > 0 || (!orphan && (!owner || owner.host !== hostname() || isAlive(owner.pid)))) {
       return { owner };
     }
     // The holder was killed without releasing: take the lock over (once).
@@ -169,6 +179,42 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 function interrupted(signal: AbortSignal): InterruptedError {
   const reason: unknown = signal.reason;
   return reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
+}
+
+/** Name prefix of the intent records (`lock-intent-<pid>`) runs write before taking the lock. */
+const INTENT_PREFIX = "lock-intent-";
+
+/** Writes an owner or intent record privately (never through a link); false when it failed. */
+function writeRecord(path: string, owner: LockOwner): boolean {
+  try {
+    writePrivateFileAtomic(path, `${JSON.stringify(owner)}\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For a lock without an owner record: true when every other run's intent record names a
+ * process on this host that no longer exists (at least one), i.e. the run that took the lock
+ * was killed before it could write its owner record. Dead intents are removed. A live or
+ * foreign-host intent, or none at all (an older svc-dl), means the lock is held.
+ */
+function acquirerDied(stateDir: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir).filter((n) => n.startsWith(INTENT_PREFIX));
+  } catch {
+    return false;
+  }
+  const others = names.filter((n) => n !== `${INTENT_PREFIX}${process.pid}`);
+  if (others.length === 0) return false;
+  for (const name of others) {
+    const intent = readOwner(join(stateDir, name));
+    if (!intent || intent.host !== hostname() || isAlive(intent.pid)) return false;
+  }
+  for (const name of others) removeEntry(join(stateDir, name));
+  return true;
 }
 
 function readOwner(path: string): LockOwner | undefined {

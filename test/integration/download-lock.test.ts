@@ -77,6 +77,47 @@ describe("directory lock", () => {
   });
 });
 
+describe("a run killed between taking the lock and writing its owner record", () => {
+  async function deadPid(): Promise<number> {
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => dead.on("close", r));
+    return dead.pid ?? 0;
+  }
+
+  it("leaves a dead intent record: the lock is taken over at once", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
+    const pid = await deadPid();
+    writeFileSync(
+      join(dir, ".svc-dl", `lock-intent-${pid}`),
+      JSON.stringify({ pid, host: hostname(), since: new Date().toISOString() }),
+      { mode: 0o600 },
+    );
+    const lock = await acquireDirLock(dir);
+    await lock.release();
+    expect(existsSync(join(dir, ".svc-dl", `lock-intent-${pid}`))).toBe(false);
+    expect(existsSync(join(dir, ".svc-dl", `lock-intent-${process.pid}`))).toBe(false);
+  });
+
+  it("a live intent, or none at all, still means locked", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
+    await expect(acquireDirLock(dir)).rejects.toMatchObject({ code: "locked" });
+    const live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      writeFileSync(
+        join(dir, ".svc-dl", `lock-intent-${live.pid}`),
+        JSON.stringify({ pid: live.pid, host: hostname(), since: new Date().toISOString() }),
+        { mode: 0o600 },
+      );
+      await expect(acquireDirLock(dir)).rejects.toMatchObject({ code: "locked" });
+    } finally {
+      live.kill();
+    }
+    expect(existsSync(join(dir, ".svc-dl", `lock-intent-${process.pid}`))).toBe(false);
+  });
+});
+
 /** Spawns the CLI with piped stderr; resolves `seen` once stderr contains `text`. */
 function spawnCli(args: string[], cwd: string, text: string) {
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
