@@ -78,22 +78,22 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   // The intent record exists before the lock does, so a run killed between taking the lock and
   // writing its owner record leaves a dead intent: the next run may take that lock over at once.
   const intentPath = join(stateDir, `${INTENT_PREFIX}${process.pid}`);
-  writeRecord(intentPath, owner);
+  // It is written only when the lock looks free (or is taken over), so a run that finds the
+  // directory locked changes nothing in it.
+  const markIntent = (): void => {
+    writeRecord(intentPath, owner);
+  };
   for (;;) {
-    if (opts.signal?.aborted) {
-      removeEntry(intentPath);
-      throw interrupted(opts.signal);
-    }
-    const attempt = await tryLock(stateDir, lockPath, ownerPath);
+    if (opts.signal?.aborted) throw interrupted(opts.signal);
+    if (lstatIfExists(lockPath) === undefined) markIntent();
+    const attempt = await tryLock(stateDir, lockPath, ownerPath, markIntent);
     if (attempt.release) {
       release = attempt.release;
       break;
     }
+    removeEntry(intentPath);
     const left = deadline - now();
-    if (left <= 0) {
-      removeEntry(intentPath);
-      throw lockedError(dir, attempt.owner);
-    }
+    if (left <= 0) throw lockedError(dir, attempt.owner);
     if (!waiting) {
       waiting = true;
       opts.onWait?.(
@@ -103,7 +103,6 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
     try {
       await sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
     } catch (err) {
-      removeEntry(intentPath);
       if (opts.signal?.aborted) throw interrupted(opts.signal);
       throw err;
     }
@@ -136,6 +135,7 @@ async function tryLock(
   stateDir: string,
   lockPath: string,
   ownerPath: string,
+  markIntent: () => void,
 ): Promise<{ release?: () => Promise<void>; owner?: LockOwner | undefined }> {
   const lockfile = await import("proper-lockfile");
   const options = {
@@ -168,6 +168,7 @@ async function tryLock(
     } catch {
       return { owner };
     }
+    markIntent();
   }
   return {};
 }

@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   cpSync,
   mkdirSync,
@@ -283,8 +284,11 @@ for (const umask of [0o000, 0o022]) {
         };
         mkdirSync(c.outside);
         writeFileSync(victim(c), "must never change\n", { mode: 0o644 });
-        if (row.complete) cpSync(golden, c.dir, { recursive: true, preserveTimestamps: true });
-        else mkdirSync(c.dir);
+        if (row.complete) {
+          cpSync(golden, c.dir, { recursive: true, preserveTimestamps: true });
+          // Node 22+ cpSync creates folders with the umask's mode; a restore keeps the modes.
+          chmodSync(join(c.dir, ".svc-dl"), 0o700);
+        } else mkdirSync(c.dir);
         row.prepare?.(c);
         const outsideBefore = snapshot(c.outside);
         const failed = row.failed?.(c) ?? [];
