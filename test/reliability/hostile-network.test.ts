@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { downloadItem } from "../../src/download/engine.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { HttpClient } from "../../src/http/client.js";
+import type { NetworkSettings } from "../../src/http/dispatcher.js";
 import { createProgress } from "../../src/io/progress.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret } from "../helpers/cli.js";
@@ -32,6 +33,34 @@ async function raw(handler: Parameters<typeof startRawServer>[0]): Promise<RawSe
   const s = await startRawServer(handler);
   closers.push(s);
   return s;
+}
+
+/** Downloads the asset from raw server `s` in-process with shortened network limits and 2 tries. */
+async function fetchWith(s: RawServer, network: Omit<NetworkSettings, "env">) {
+  const client = new HttpClient({
+    baseUrl: new URL(s.url),
+    apiKey: () => KEY,
+    userAgent: "svc-dl/test",
+    network: { env: {}, ...network },
+    retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+  });
+  const dir = tempDir("svc-dl-net-limits-");
+  const progress = await createProgress({
+    stderr: new PassThrough(),
+    isTTY: false,
+    progress: false,
+    quiet: true,
+  });
+  const outcome = await downloadItem(client, {
+    kind: "asset",
+    slug: SLUG,
+    edition: null,
+    source: { url: client.apiUrl(`assets/${SLUG}/download`) },
+    dir,
+    progress,
+  }).catch((e: unknown) => e);
+  await client.close().catch(() => undefined);
+  return { outcome, dir };
 }
 
 describe("a CDN that ignores Range and drops at the same offset", { timeout: 90_000 }, () => {
@@ -101,29 +130,7 @@ describe("silence abandons an attempt (timeout injected)", () => {
       }
       // …and then nothing: the socket stays open and silent.
     });
-    const client = new HttpClient({
-      baseUrl: new URL(s.url),
-      apiKey: () => KEY,
-      userAgent: "svc-dl/test",
-      network: { env: {}, idleTimeoutMs: 300 },
-      retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
-    });
-    const dir = tempDir("svc-dl-net-silence-");
-    const progress = await createProgress({
-      stderr: new PassThrough(),
-      isTTY: false,
-      progress: false,
-      quiet: true,
-    });
-    const err = await downloadItem(client, {
-      kind: "asset",
-      slug: SLUG,
-      edition: null,
-      source: { url: client.apiUrl(`assets/${SLUG}/download`) },
-      dir,
-      progress,
-    }).catch((e: unknown) => e);
-    await client.close().catch(() => undefined);
+    const { outcome: err, dir } = await fetchWith(s, { idleTimeoutMs: 300 });
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).code).toBe("timeout");
     expect(s.requests.filter((q) => q.url.startsWith("/cdn/"))).toHaveLength(2);
@@ -154,36 +161,9 @@ describe("a trickling body is abandoned by the low-speed limit (window injected)
     });
   }
 
-  async function fetchWith(s: RawServer, lowSpeed: { bytes: number; windowMs: number }) {
-    const client = new HttpClient({
-      baseUrl: new URL(s.url),
-      apiKey: () => KEY,
-      userAgent: "svc-dl/test",
-      network: { env: {}, lowSpeed },
-      retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
-    });
-    const dir = tempDir("svc-dl-net-trickle-");
-    const progress = await createProgress({
-      stderr: new PassThrough(),
-      isTTY: false,
-      progress: false,
-      quiet: true,
-    });
-    const outcome = await downloadItem(client, {
-      kind: "asset",
-      slug: SLUG,
-      edition: null,
-      source: { url: client.apiUrl(`assets/${SLUG}/download`) },
-      dir,
-      progress,
-    }).catch((e: unknown) => e);
-    await client.close().catch(() => undefined);
-    return { outcome, dir };
-  }
-
   it("below the limit for a whole window → timeout, retried, then NetworkError timeout", async () => {
     const s = await trickle(16, 20);
-    const { outcome, dir } = await fetchWith(s, { bytes: 64 * 1024, windowMs: 200 });
+    const { outcome, dir } = await fetchWith(s, { lowSpeed: { bytes: 64 * 1024, windowMs: 200 } });
     expect(outcome).toBeInstanceOf(NetworkError);
     expect((outcome as NetworkError).code).toBe("timeout");
     expect((outcome as NetworkError).message).toContain("low-speed limit");
@@ -193,7 +173,7 @@ describe("a trickling body is abandoned by the low-speed limit (window injected)
 
   it("a steady body above the limit completes across several windows", async () => {
     const s = await trickle(8 * 1024, 10);
-    const { outcome, dir } = await fetchWith(s, { bytes: 1024, windowMs: 30 });
+    const { outcome, dir } = await fetchWith(s, { lowSpeed: { bytes: 1024, windowMs: 30 } });
     expect(outcome).toMatchObject({ status: "downloaded", bytes: FILE.length });
     expect(finalFiles(dir)).toEqual([`${SLUG}.glb`]);
   });
