@@ -12,7 +12,11 @@
  * type checking, so only `prepack` (npm pack and npm publish) and the test that
  * type-checks a consumer program ask for it, not the test suite's global setup.
  *
- * Usage: node scripts/build.js [--metafile FILE] [--types]
+ * `--types-only` emits the declarations and leaves the bundles alone (the package test uses it:
+ * rewriting dist/*.js in place while other tests start the CLI from it could hand them a
+ * half-written file).
+ *
+ * Usage: node scripts/build.js [--metafile FILE] [--types | --types-only]
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -42,44 +46,53 @@ const BUNDLES = [
 const args = process.argv.slice(2);
 const metaIndex = args.indexOf("--metafile");
 
-try {
-  const results = await Promise.all(
-    BUNDLES.map((b) =>
-      build({
-        ...b,
-        absWorkingDir: root,
-        chunkNames: "chunk-[hash]",
-        bundle: true,
-        splitting: true,
-        format: "esm",
-        platform: "node",
-        target: "node20.18",
-        packages: "external",
-        sourcemap: false,
-        legalComments: "none",
-        logLevel: "warning",
-        metafile: true,
-      }),
-    ),
-  );
-  // Chunk names change with their content: remove chunks of earlier builds that this one did
-  // not write (after the build, so a CLI started meanwhile never misses a current chunk).
-  const written = new Set(results.flatMap((r) => Object.keys(r.metafile.outputs)));
-  for (const b of BUNDLES) {
-    for (const name of readdirSync(join(root, b.outdir))) {
-      const rel = `${b.outdir}/${name}`;
-      if (/^chunk-[A-Z0-9]+\.js$/.test(name) && !written.has(rel))
-        rmSync(join(root, rel), { force: true });
+if (args.includes("--types-only")) {
+  emitDeclarations();
+} else {
+  await bundle();
+}
+
+/** Writes both bundles (and with `--types` the declarations); sets a failing exit code on error. */
+async function bundle() {
+  try {
+    const results = await Promise.all(
+      BUNDLES.map((b) =>
+        build({
+          ...b,
+          absWorkingDir: root,
+          chunkNames: "chunk-[hash]",
+          bundle: true,
+          splitting: true,
+          format: "esm",
+          platform: "node",
+          target: "node20.18",
+          packages: "external",
+          sourcemap: false,
+          legalComments: "none",
+          logLevel: "warning",
+          metafile: true,
+        }),
+      ),
+    );
+    // Chunk names change with their content: remove chunks of earlier builds that this one did
+    // not write (after the build, so a CLI started meanwhile never misses a current chunk).
+    const written = new Set(results.flatMap((r) => Object.keys(r.metafile.outputs)));
+    for (const b of BUNDLES) {
+      for (const name of readdirSync(join(root, b.outdir))) {
+        const rel = `${b.outdir}/${name}`;
+        if (/^chunk-[A-Z0-9]+\.js$/.test(name) && !written.has(rel))
+          rmSync(join(root, rel), { force: true });
+      }
     }
+    if (metaIndex !== -1) {
+      const outputs = Object.assign({}, ...results.map((r) => r.metafile?.outputs ?? {}));
+      writeFileSync(args[metaIndex + 1] ?? "dist-meta.json", JSON.stringify({ outputs }));
+    }
+    if (args.includes("--types")) emitDeclarations();
+  } catch {
+    // esbuild has printed the errors.
+    process.exitCode = 1;
   }
-  if (metaIndex !== -1) {
-    const outputs = Object.assign({}, ...results.map((r) => r.metafile?.outputs ?? {}));
-    writeFileSync(args[metaIndex + 1] ?? "dist-meta.json", JSON.stringify({ outputs }));
-  }
-  if (args.includes("--types")) emitDeclarations();
-} catch {
-  // esbuild has printed the errors.
-  process.exitCode = 1;
 }
 
 /** `tsc -p tsconfig.build.json` into a fresh dist/types/ (stale declarations removed first). */

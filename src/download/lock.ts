@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, readdirSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -77,7 +78,9 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   // The intent record exists before the lock does, so a run killed between taking the lock and
   // writing its owner record leaves a dead intent: the next run may take that lock over at once.
-  const intentPath = join(stateDir, `${INTENT_PREFIX}${process.pid}`);
+  // Named per run, not per process: two runs of one process (library callers) each have theirs.
+  const intentName = `${INTENT_PREFIX}${process.pid}-${randomBytes(4).toString("hex")}`;
+  const intentPath = join(stateDir, intentName);
   // It is written only when the lock looks free (or is taken over), so a run that finds the
   // directory locked changes nothing in it.
   const markIntent = (): void => {
@@ -86,7 +89,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   for (;;) {
     if (opts.signal?.aborted) throw interrupted(opts.signal);
     if (lstatIfExists(lockPath) === undefined) markIntent();
-    const attempt = await tryLock(stateDir, lockPath, ownerPath, markIntent);
+    const attempt = await tryLock(stateDir, lockPath, ownerPath, markIntent, intentName);
     if (attempt.release) {
       release = attempt.release;
       break;
@@ -136,6 +139,7 @@ async function tryLock(
   lockPath: string,
   ownerPath: string,
   markIntent: () => void,
+  intentName: string,
 ): Promise<{ release?: () => Promise<void>; owner?: LockOwner | undefined }> {
   const lockfile = await import("proper-lockfile");
   const options = {
@@ -157,7 +161,7 @@ async function tryLock(
       }
     }
     const owner = readOwner(ownerPath);
-    const orphan = !owner && acquirerDied(stateDir);
+    const orphan = !owner && acquirerDied(stateDir, intentName);
     if (takeover > 0 || (!orphan && (!owner || owner.host !== hostname() || isAlive(owner.pid)))) {
       return { owner };
     }
@@ -182,7 +186,7 @@ function interrupted(signal: AbortSignal): InterruptedError {
   return reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
 }
 
-/** Name prefix of the intent records (`lock-intent-<pid>`) runs write before taking the lock. */
+/** Name prefix of the intent records (`lock-intent-<pid>-<random>`) runs write before taking the lock. */
 const INTENT_PREFIX = "lock-intent-";
 
 /** Writes an owner or intent record privately (never through a link); false when it failed. */
@@ -201,14 +205,14 @@ function writeRecord(path: string, owner: LockOwner): boolean {
  * was killed before it could write its owner record. Dead intents are removed. A live or
  * foreign-host intent, or none at all (an older svc-dl), means the lock is held.
  */
-function acquirerDied(stateDir: string): boolean {
+function acquirerDied(stateDir: string, ownIntent: string): boolean {
   let names: string[];
   try {
     names = readdirSync(stateDir).filter((n) => n.startsWith(INTENT_PREFIX));
   } catch {
     return false;
   }
-  const others = names.filter((n) => n !== `${INTENT_PREFIX}${process.pid}`);
+  const others = names.filter((n) => n !== ownIntent);
   if (others.length === 0) return false;
   for (const name of others) {
     const intent = readOwner(join(stateDir, name));

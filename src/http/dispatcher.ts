@@ -88,17 +88,19 @@ export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
 }
 
 /**
- * Trusted roots: Node's bundled roots, `NODE_EXTRA_CA_CERTS` and the CA file. Returns undefined
- * when there is no CA file (Node's defaults, which already include `NODE_EXTRA_CA_CERTS`, apply).
- * Throws UsageError (exit 2, `invalid_ca_file`) when the file cannot be read or holds no PEM.
+ * Trusted roots: Node's bundled roots, `NODE_EXTRA_CA_CERTS` of `settings.env` and the CA file.
+ * Returns undefined when there is neither (Node's defaults apply). `NODE_EXTRA_CA_CERTS` is read
+ * here rather than left to Node, which reads it only at process start: the env of a library
+ * call (or an in-process run) is not the process's. Throws UsageError (exit 2,
+ * `invalid_ca_file`) when the CA file cannot be read or holds no PEM.
  */
 export function trustedCas(
   settings: Pick<NetworkSettings, "caFile" | "env">,
 ): string[] | undefined {
   const caFile = settings.caFile?.trim();
-  if (!caFile) return undefined;
-  const cas = [...rootCertificates];
   const extra = settings.env.NODE_EXTRA_CA_CERTS?.trim();
+  if (!caFile && !extra) return undefined;
+  const cas = [...rootCertificates];
   if (extra) {
     try {
       cas.push(readFileSync(extra, "utf8"));
@@ -106,6 +108,7 @@ export function trustedCas(
       // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS; the CA file still applies.
     }
   }
+  if (!caFile) return cas;
   let pem: string;
   try {
     pem = readFileSync(caFile, "utf8");

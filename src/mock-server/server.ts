@@ -76,6 +76,9 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
     now,
   };
   const requests: RequestLogEntry[] = [];
+  // Requests received but not yet logged, and who waits for that count to reach zero.
+  let unlogged = 0;
+  const settledWaiters: (() => void)[] = [];
   const logToStderr = options.log === true;
 
   const handler = (origin: Origin) => (req: IncomingMessage, res: ServerResponse) => {
@@ -97,6 +100,7 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
       if (typeof args[0] !== "function") count(args[0]);
       return end(...args);
     }) as ServerResponse["end"];
+    unlogged += 1;
     const entry: RequestLogEntry = {
       origin,
       method: req.method ?? "GET",
@@ -114,6 +118,8 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
       entry.bytesSent = bytesSent;
       entry.responseHeaders = flatHeaders(res.getHeaders());
       requests.push(entry);
+      unlogged -= 1;
+      if (unlogged === 0) for (const wake of settledWaiters.splice(0)) wake();
       if (logToStderr) {
         process.stderr.write(
           `${new Date(time).toISOString()} ${origin} ${entry.method} ${entry.url.replace(/sig=[0-9a-f]+/, "sig=…")} → ${entry.status} ${bytesSent}B ${Date.now() - time}ms ${requestId}\n`,
@@ -245,6 +251,8 @@ export async function startMockService(options: MockServiceOptions = {}): Promis
     clearLog: () => {
       requests.length = 0;
     },
+    settled: () =>
+      unlogged === 0 ? Promise.resolve() : new Promise((wake) => settledWaiters.push(wake)),
     set,
     revokeKey: (key) => {
       mustKey(key).revoked = true;

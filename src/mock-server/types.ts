@@ -303,6 +303,12 @@ export interface MockService {
   readonly requests: RequestLogEntry[];
   /** Empty the request log. */
   clearLog(): void;
+  /**
+   * Resolves once every request received so far is in `requests`: a response the client cut
+   * short is logged only when the server notices its connection closed, which may come after
+   * the client has returned.
+   */
+  settled(): Promise<void>;
   /** Change state mid-test. */
   set(patch: StatePatch): void;
   /** Revoke a key (id or full key): calls answer 401 `revoked_api_key`. */

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ManualClock } from "./clock.js";
 
 /** Path of the built CLI entry point, as a user runs it. */
 export const CLI_BIN = fileURLToPath(new URL("../../bin/svc-dl.js", import.meta.url));
@@ -13,6 +14,8 @@ export interface CliResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** stdout as raw bytes (in-process runs only). */
+  stdoutBytes?: Buffer;
 }
 
 /** Options of {@link runCli}. */
@@ -26,6 +29,8 @@ export interface RunCliOptions {
   timeoutMs?: number;
   /** More secrets that must never appear in the output. */
   secrets?: string[];
+  /** The clock of an in-process run (default: a manual clock whose sleeps return at once). */
+  clock?: ManualClock;
 }
 
 /** Every full secret a test registered; any output containing one fails the test. */
@@ -51,30 +56,72 @@ export function tempConfigDir(): string {
 }
 
 /**
- * Spawns `node bin/svc-dl.js ...args` with a clean environment (no inherited SVC_* values,
- * NO_COLOR unset, a temp SVC_DL_CONFIG_DIR unless given) and collects its output. The API and
- * license keys of `env`, stdin input and `secrets` are registered and scanned for in stdout
- * and stderr.
+ * The environment a CLI run starts from: this process's, without SVC_* values, NO_COLOR and
+ * FORCE_COLOR, with a fresh temp SVC_DL_CONFIG_DIR, then `extra` (undefined deletes).
  */
-export function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith("SVC_") && k !== "NO_COLOR" && k !== "FORCE_COLOR")
       env[k] = v;
   }
   env.SVC_DL_CONFIG_DIR = tempConfigDir();
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
+  for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  for (const s of [
-    env.SVC_API_KEY,
-    env.SVC_LICENSE_KEY,
-    opts.input?.trim(),
-    ...(opts.secrets ?? []),
-  ]) {
+  return env;
+}
+
+/** Registers the API and license keys of `env`, the stdin text and `secrets` for the secret scan. */
+export function registerRunSecrets(
+  env: Record<string, string | undefined>,
+  input: string | undefined,
+  secrets: string[] = [],
+): void {
+  for (const s of [env.SVC_API_KEY, env.SVC_LICENSE_KEY, input?.trim(), ...secrets]) {
     if (s) registerSecret(s);
   }
+}
+
+/**
+ * Runs `svc-dl ...args` in-process through `main(argv, ctx)` (test/helpers/run-main.ts) with
+ * the environment a spawned run would get (see {@link cleanEnv}), pipes (no TTY), the real
+ * package version and an instant clock (retry and rate-limit waits move a manual clock on
+ * instead of sleeping). `timeoutMs` aborts the run as Ctrl-C would. Output is scanned for
+ * registered secrets. Use {@link spawnCli} only for what needs a real process.
+ */
+export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+  const env = cleanEnv(opts.env);
+  registerRunSecrets(env, opts.input, opts.secrets);
+  const { runMain } = await import("./run-main.js");
+  const { packageVersion } = await import("../../src/context.js");
+  const r = await runMain(args, {
+    env,
+    ...(opts.input !== undefined ? { stdin: opts.input } : {}),
+    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    version: packageVersion(),
+    timeoutMs: opts.timeoutMs ?? 60_000,
+  });
+  return {
+    code: r.exitCode,
+    signal: null,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    stdoutBytes: r.stdoutBytes,
+  };
+}
+
+/**
+ * Spawns `node bin/svc-dl.js ...args` with a clean environment (no inherited SVC_* values,
+ * NO_COLOR unset, a temp SVC_DL_CONFIG_DIR unless given) and collects its output. The API and
+ * license keys of `env`, stdin input and `secrets` are registered and scanned for in stdout
+ * and stderr.
+ */
+export function spawnCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
+  const env = cleanEnv(opts.env);
+  registerRunSecrets(env, opts.input, opts.secrets);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_BIN, ...args], {
       cwd: opts.cwd ?? process.cwd(),

@@ -1,7 +1,8 @@
 import { PassThrough, Writable } from "node:stream";
 import { main } from "../../src/cli.js";
 import type { Clock, Context } from "../../src/context.js";
-import { assertNoSecrets, registerSecret, tempConfigDir } from "./cli.js";
+import { InterruptedError } from "../../src/errors/interrupted-error.js";
+import { assertNoSecrets, registerRunSecrets, tempConfigDir } from "./cli.js";
 import { type ManualClock, manualClock } from "./clock.js";
 
 /** What one in-process run of `main()` produced. */
@@ -9,6 +10,8 @@ export interface MainResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** stdout as the raw bytes written (for `-o -`). */
+  stdoutBytes: Buffer;
 }
 
 /** One case's outside world: all optional; defaults are a non-TTY run with a fresh config dir. */
@@ -25,6 +28,10 @@ export interface MainOptions {
   cwd?: string;
   /** The clock for waits; by default one whose sleeps return at once, moving time on. */
   clock?: ManualClock;
+  /** svc-dl's version for the User-Agent (default "0.0.0-test"). */
+  version?: string;
+  /** Abort the run (as Ctrl-C would) after this many real milliseconds. */
+  timeoutMs?: number;
 }
 
 /** A clock whose `sleep` moves the manual clock on and returns at once (never sleeps for real). */
@@ -40,10 +47,16 @@ export function instantClock(clock: ManualClock): Clock {
 
 /** A stream collecting what is written to it. */
 class Collector extends Writable {
-  text = "";
-  override _write(chunk: unknown, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    this.text += String(chunk);
+  readonly chunks: Buffer[] = [];
+  override _write(chunk: unknown, enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), enc));
     cb();
+  }
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+  get text(): string {
+    return this.bytes.toString("utf8");
   }
 }
 
@@ -58,6 +71,7 @@ export async function runMain(argv: string[], opts: MainOptions = {}): Promise<M
   const stdin = new PassThrough();
   stdin.end(opts.stdin ?? "");
   const env = { SVC_DL_CONFIG_DIR: tempConfigDir(), ...opts.env };
+  const controller = new AbortController();
   const ctx: Context = {
     io: {
       stdout,
@@ -70,14 +84,20 @@ export async function runMain(argv: string[], opts: MainOptions = {}): Promise<M
     },
     env,
     cwd: opts.cwd ?? process.cwd(),
-    version: "0.0.0-test",
-    signal: new AbortController().signal,
+    version: opts.version ?? "0.0.0-test",
+    signal: controller.signal,
     clock: instantClock(opts.clock ?? manualClock()),
   };
-  const exitCode = await main(argv, ctx);
-  assertNoSecrets(stdout.text, "stdout");
-  assertNoSecrets(stderr.text, "stderr");
-  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => controller.abort(new InterruptedError("SIGINT")), opts.timeoutMs);
+  const exitCode = await main(argv, ctx).finally(() => clearTimeout(timer));
+  const out = stdout.text;
+  const err = stderr.text;
+  assertNoSecrets(out, `stdout of svc-dl ${argv.join(" ")}`);
+  assertNoSecrets(err, `stderr of svc-dl ${argv.join(" ")}`);
+  return { exitCode, stdout: out, stderr: err, stdoutBytes: stdout.bytes };
 }
 
 /** Options of {@link runCommand}: the spawn helper's options, for in-process runs. */
@@ -104,14 +124,7 @@ export async function runCommand(
   args: string[],
   opts: RunCommandOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  for (const s of [
-    opts.env?.SVC_API_KEY,
-    opts.env?.SVC_LICENSE_KEY,
-    opts.input?.trim(),
-    ...(opts.secrets ?? []),
-  ]) {
-    if (s) registerSecret(s);
-  }
+  registerRunSecrets(opts.env ?? {}, opts.input, opts.secrets);
   const r = await runMain(args, {
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.input !== undefined ? { stdin: opts.input } : {}),

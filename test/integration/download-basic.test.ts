@@ -100,6 +100,7 @@ describe("pack get", () => {
       const r = await runCli(["pack", "get", "sci-fi-props"], { env: envFor(mock), cwd: dir });
       expect(r.code).toBe(0);
       expect(r.stderr).toContain("already up to date");
+      await mock.settled();
       const cdn = cdnRequests(mock);
       expect(cdn.length).toBe(1);
       expect(cdn[0]?.status).toBe(200);

@@ -27,28 +27,12 @@ export function cdnRequests(mock: MockService): MockService["requests"] {
 /** ESC: any cursor-control or colour sequence starts with it. */
 export const ESC = "\u001b";
 
-/** Spawns the built CLI (clean SVC_* environment) and collects stdout as raw bytes. */
+/** Runs the CLI in-process (see runCli) and returns stdout as the raw bytes written. */
 export async function runCliBytes(
   args: string[],
   opts: { env: Record<string, string>; cwd: string },
 ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
-  const { spawn } = await import("node:child_process");
-  const { CLI_BIN, tempConfigDir } = await import("../helpers/cli.js");
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("SVC_")) env[k] = v;
-  }
-  Object.assign(env, { SVC_DL_CONFIG_DIR: tempConfigDir() }, opts.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: opts.cwd, env });
-    const out: Buffer[] = [];
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      err += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: err }));
-    child.stdin.end();
-  });
+  const { runCli } = await import("../helpers/cli.js");
+  const r = await runCli(args, opts);
+  return { code: r.code, stdout: r.stdoutBytes ?? Buffer.alloc(0), stderr: r.stderr };
 }

@@ -1,11 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { runCli } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
+
+// The service and every run share one manual clock: waits move it on instead of sleeping.
+const clock = manualClock();
 
 let mock: MockService;
 beforeAll(async () => {
   mock = await startMockService({
     quiet: true,
+    now: clock.now,
     extraPacks: 6,
     limits: { read: { quota: 3, windowSeconds: 1 } },
   });
@@ -22,7 +27,7 @@ const env = () => ({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
 
 describe("pacing by the rate-limit headers", () => {
   it("a run of more reads than the quota never gets a 429, and says it waits", async () => {
-    const r = await runCli(["api", "packs?limit=1", "--paginate"], { env: env() });
+    const r = await runCli(["api", "packs?limit=1", "--paginate"], { env: env(), clock });
     expect(r.code).toBe(0);
     const items = JSON.parse(r.stdout) as { slug: string }[];
     expect(items.length).toBeGreaterThan(3 * 2);
@@ -35,7 +40,10 @@ describe("pacing by the rate-limit headers", () => {
   });
 
   it("--quiet waits just the same but says nothing", async () => {
-    const r = await runCli(["--quiet", "api", "packs?limit=2", "--paginate"], { env: env() });
+    const r = await runCli(["--quiet", "api", "packs?limit=2", "--paginate"], {
+      env: env(),
+      clock,
+    });
     expect(r.code).toBe(0);
     expect(mock.requests.filter((q) => q.status === 429)).toEqual([]);
     expect(r.stderr).toBe("");
@@ -44,6 +52,7 @@ describe("pacing by the rate-limit headers", () => {
   it("--max-wait 0 refuses to wait for a reset: exit 6 before provoking a 429", async () => {
     const r = await runCli(["--max-wait", "0", "api", "packs?limit=1", "--paginate"], {
       env: env(),
+      clock,
     });
     expect(r.code).toBe(6);
     expect(r.stderr).toContain("code rate_limited");
@@ -54,13 +63,14 @@ describe("pacing by the rate-limit headers", () => {
   it("separate runs do not share the pacer: a run that meets a 429 waits Retry-After and succeeds", async () => {
     const own = await startMockService({
       quiet: true,
+      now: clock.now,
       limits: { read: { quota: 1, windowSeconds: 3 } },
     });
     try {
       const e = { SVC_BASE_URL: own.baseUrl, SVC_API_KEY: own.apiKey };
-      const first = await runCli(["api", "me"], { env: e });
+      const first = await runCli(["api", "me"], { env: e, clock });
       expect(first.code).toBe(0);
-      const second = await runCli(["api", "me"], { env: e });
+      const second = await runCli(["api", "me"], { env: e, clock });
       expect(second.code).toBe(0);
       expect(own.requests.map((q) => q.status)).toEqual([200, 429, 200]);
       expect(second.stderr).toContain("as Retry-After asks");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
-import { runCli } from "../helpers/cli.js";
+import { spawnCli as runCli } from "../helpers/cli.js";
 
 // Start-up behaviour: `--version` and `--help` work and load no HTTP, config,
 // schema or colour module. No timing assertions here: timings live in `npm run bench`.

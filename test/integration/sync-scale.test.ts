@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
 
 /** `packs sync` at scale (issue 6 item 6 and "Done when"): paced by the download budget; 200 complete packs cost 2 list requests. */
 
@@ -32,9 +33,12 @@ function zipCount(dir: string): number {
 
 describe("packs sync pacing", () => {
   it("syncs more packs than the download quota without a single 429, and shows the wait", async () => {
-    // 7 owned packs (5 of the fixture + 2 extra), 3 downloads per 2 s window.
+    // 7 owned packs (5 of the fixture + 2 extra), 3 downloads per 2 s window; the service and
+    // the runs share one manual clock, so waits move it on instead of sleeping.
+    const clock = manualClock();
     const m = await startMockService({
       quiet: true,
+      now: clock.now,
       packSize: 16 * 1024,
       extraPacks: 2,
       limits: { download: { quota: 3, windowSeconds: 2 } },
@@ -42,7 +46,7 @@ describe("packs sync pacing", () => {
     mock = m;
     const env = { SVC_BASE_URL: m.baseUrl, SVC_API_KEY: m.apiKey };
     const dir = tempDir();
-    const r = await runCli(["packs", "sync", dir], { env });
+    const r = await runCli(["packs", "sync", dir], { env, clock });
     expect(r.code).toBe(0);
     expect(m.requests.filter((e) => e.status === 429)).toHaveLength(0);
     expect(downloadRequests(m)).toHaveLength(7);
@@ -52,7 +56,7 @@ describe("packs sync pacing", () => {
     // --quiet: same pacing, nothing on stderr.
     m.resetLimits();
     m.clearLog();
-    const quiet = await runCli(["packs", "sync", tempDir(), "--quiet"], { env });
+    const quiet = await runCli(["packs", "sync", tempDir(), "--quiet"], { env, clock });
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe("");
     expect(m.requests.filter((e) => e.status === 429)).toHaveLength(0);

@@ -67,8 +67,9 @@ describe("the npm package", () => {
   let app = "";
 
   beforeAll(() => {
-    // The declarations are built here, not in the suite's global setup (they take seconds).
-    run(process.execPath, ["scripts/build.js", "--types"], root);
+    // The declarations are built here, not in the suite's global setup (they take seconds); the
+    // bundles the global setup built are left alone, as other tests start the CLI from them.
+    run(process.execPath, ["scripts/build.js", "--types-only"], root);
     const out = mkdtempSync(join(tmpdir(), "svc-dl-pack-"));
     run("npm", ["pack", "--ignore-scripts", "--pack-destination", out], root);
     const tarball = readdirSync(out).find((f) => f.endsWith(".tgz"));

@@ -10,6 +10,7 @@ import {
   type CliResult,
   registerSecret,
   runCli,
+  spawnCli as spawnCliProcess,
 } from "../../helpers/cli.js";
 import { scanTreeForSecrets } from "./secret-scan.js";
 
@@ -88,14 +89,16 @@ export interface RunOptions {
 }
 
 /**
- * Runs the built CLI through `runCli` (which scans stdout and stderr for every registered full
- * key), then scans every file under `cwd`, the config directory and `scan` with
+ * Runs the CLI through `runCli` (in-process; a run with NODE_OPTIONS, e.g. the ENOSPC preload,
+ * is spawned instead), which scans stdout and stderr for every registered full key, then scans every file under `cwd`, the config directory and `scan` with
  * {@link scanTreeForSecrets} (state files, partial metadata, config files), and parses the
  * `--json` success or error document. Throws when a secret is found anywhere.
  */
 export async function run(args: string[], opts: RunOptions): Promise<Run> {
   const configDir = opts.configDir ?? tempDir("svc-dl-rel-config-");
-  const r = await runCli(args, {
+  // A preload (NODE_OPTIONS) takes effect only in a process of its own.
+  const runner = opts.env.NODE_OPTIONS ? spawnCliProcess : runCli;
+  const r = await runner(args, {
     env: { ...opts.env, SVC_DL_CONFIG_DIR: configDir },
     cwd: opts.cwd,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
