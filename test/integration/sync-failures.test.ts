@@ -202,7 +202,9 @@ describe("packs sync: the directory lock", () => {
 describe("packs sync: interruption", () => {
   it("SIGINT mid-pack exits 130 with the lock released; the next run resumes that pack", async () => {
     const dir = tempDir();
-    mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
+    // Packs of 3 MiB at 1 MiB/s: partial data reaches the disk in 1 MiB writes, so a part file
+    // with bytes in it means a pack is under way (about a second in, two to go).
+    mock.set({ packSize: 3 * 1024 * 1024, faults: { throttleBytesPerSecond: 1024 * 1024 } });
     mock.clearLog();
     const child = spawn(process.execPath, [CLI_BIN, "packs", "sync", dir], {
       env: { ...process.env, ...env, SVC_DL_CONFIG_DIR: tempConfigDir(), NO_COLOR: "1" },
@@ -217,19 +219,26 @@ describe("packs sync: interruption", () => {
     );
     const hasPart = (): boolean =>
       existsSync(join(dir, ".svc-dl")) &&
-      readdirSync(join(dir, ".svc-dl")).some((n) => n.endsWith(".part"));
+      readdirSync(join(dir, ".svc-dl")).some(
+        (n) =>
+          n.endsWith(".part") &&
+          (statSync(join(dir, ".svc-dl", n), { throwIfNoEntry: false })?.size ?? 0) > 0,
+      );
     await until(hasPart, "partial data");
-    await new Promise((r) => setTimeout(r, 100));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(stderr).toContain("interrupted");
     expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
 
     mock.set({ faults: {} });
-    const r = await runCli(["packs", "sync", dir, "--json"], { env });
-    expect(r.code).toBe(0);
-    const doc = JSON.parse(r.stdout) as SyncDoc;
-    expect(doc.items.filter((i) => i.status === "resumed")).toHaveLength(1);
-    expect(doc.summary.failed).toBe(0);
+    try {
+      const r = await runCli(["packs", "sync", dir, "--json"], { env });
+      expect(r.code).toBe(0);
+      const doc = JSON.parse(r.stdout) as SyncDoc;
+      expect(doc.items.filter((i) => i.status === "resumed")).toHaveLength(1);
+      expect(doc.summary.failed).toBe(0);
+    } finally {
+      mock.set({ packSize: 32 * 1024 });
+    }
   });
 });

@@ -47,13 +47,6 @@ function sha256Of(path: string): string {
   return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
-/** The request log is written when the server sees a response end; give it a moment after the client hung up. */
-async function waitForCdnEntries(n: number): Promise<void> {
-  for (let i = 0; i < 100 && cdnRequests().length < n; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function syncJson(args: string[]): Promise<{ code: number | null; doc: SyncDoc }> {
   const r = await runCli(["packs", "sync", dir, ...args, "--json"], { env });
   return { code: r.code, doc: JSON.parse(r.stdout) as SyncDoc };
@@ -119,7 +112,7 @@ describe("svc-dl packs sync --refresh", () => {
       expect(r.code).toBe(0);
       for (const sha of seen) expect([old.sha256, fresh.sha256]).toContain(sha);
       const doc = JSON.parse(r.stdout) as SyncDoc;
-      await waitForCdnEntries(owned.length);
+      await mock.settled();
       const cdn = cdnRequests();
       expect(cdn.every((e) => e.status === 200)).toBe(true);
       expect(cdn).toHaveLength(owned.length);
@@ -156,7 +149,7 @@ describe("svc-dl packs sync --refresh", () => {
     expect(doc.summary.downloaded).toBe(0);
     // conditional requests only: one per pack (304 for the unchanged ones), nothing saved
     expect(downloadRequests()).toHaveLength(owned.length);
-    await waitForCdnEntries(owned.length);
+    await mock.settled();
     expect(cdnRequests().filter((e) => e.status === 304)).toHaveLength(owned.length - 1);
     expect(sha256Of(join(dir, old.filename))).toBe(old.sha256);
     expect(readFileSync(join(dir, ".svc-dl", "state.json"), "utf8")).toBe(stateBefore);
