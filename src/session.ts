@@ -5,6 +5,7 @@ import type { Context } from "./context.js";
 import type { HttpClient } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
+import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
@@ -158,6 +159,23 @@ export class Session {
       this.globals.caFile ??
       (env.SVC_CA_FILE?.trim() ? env.SVC_CA_FILE : (await this.config()).get("ca-file"));
     return { env, ...(proxy ? { proxy } : {}), ...(caFile ? { caFile } : {}) };
+  }
+
+  /**
+   * The progress output of this run (cli-contract "Streams and output"): a bar sized to the
+   * terminal's columns when stderr is a TTY and progress is wanted, plain lines without a TTY,
+   * nothing with `--quiet` or `--json`.
+   */
+  async progress(): Promise<FileProgress> {
+    const { createProgress } = await import("./io/progress.js");
+    const { io } = this.ctx;
+    return createProgress({
+      stderr: io.stderr,
+      isTTY: io.stderrIsTTY,
+      progress: this.globals.progress,
+      quiet: this.globals.quiet || this.globals.json,
+      columns: io.columns,
+    });
   }
 
   /** Writes one JSON document to stdout. */

@@ -80,26 +80,20 @@ export async function runGetMany(
   client: HttpClient,
   req: GetManyRequest,
 ): Promise<GetManyDocument> {
-  const [{ resolveDestination }, { downloadItem }, { acquireDirLock }, progressMod, failure] =
-    await Promise.all([
+  const [{ resolveDestination }, { downloadItem }, { acquireDirLock }, failure] = await Promise.all(
+    [
       import("../download/destination.js"),
       import("../download/engine.js"),
       import("../download/lock.js"),
-      import("../io/progress.js"),
       import("../sync/failure.js"),
-    ]);
+    ],
+  );
   const { toJsonDocument } = await import("../download/run-get.js");
   const { ctx, globals, reporter } = session;
   checkSeveralOutput(req.output, ctx.cwd);
   const destination = resolveDestination(req.output, ctx.cwd);
   if (destination.kind !== "file") throw new UsageError("-o - takes one slug");
-  const progress = await progressMod.createProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    progress: globals.progress,
-    quiet: globals.quiet || globals.json,
-    columns: ctx.io.columns,
-  });
+  const progress = await session.progress();
   const doc: GetManyDocument = { items: [], summary: { downloaded: 0, up_to_date: 0, failed: 0 } };
   const failed: FailedItem[] = [];
   const lock = await acquireDirLock(destination.dir, {

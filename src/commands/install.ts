@@ -25,22 +25,14 @@ export async function runInstallCommand(
   session: Session,
   opts: InstallCommandOptions,
 ): Promise<void> {
-  const [{ resolve }, { runInstall }, { createItemFetcher }, { createProgress }, location] =
-    await Promise.all([
-      import("node:path"),
-      import("../install/run.js"),
-      import("../install/fetch-item.js"),
-      import("../io/progress.js"),
-      import("../cache/location.js"),
-    ]);
+  const [{ resolve }, { runInstall }, { createItemFetcher }, location] = await Promise.all([
+    import("node:path"),
+    import("../install/run.js"),
+    import("../install/fetch-item.js"),
+    import("../cache/location.js"),
+  ]);
   const { ctx, globals, reporter } = session;
-  const progress = await createProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    progress: globals.progress,
-    quiet: globals.quiet || globals.json,
-    columns: ctx.io.columns,
-  });
+  const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
   const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });
   const manifestPath = resolve(ctx.cwd, opts.manifest ?? "svc-dl.json");

@@ -73,20 +73,13 @@ async function repairAll(
   dir: string,
   items: VerifyItem[],
 ): Promise<VerifyItem[]> {
-  const [{ repairItems }, { createProgress }, { classifyFailure }] = await Promise.all([
+  const [{ repairItems }, { classifyFailure }] = await Promise.all([
     import("../download/repair.js"),
-    import("../io/progress.js"),
     import("../sync/failure.js"),
   ]);
-  const { ctx, globals, reporter } = session;
+  const { globals, reporter } = session;
   const client = await session.http();
-  const progress = await createProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    progress: globals.progress,
-    quiet: globals.quiet || globals.json,
-    columns: ctx.io.columns,
-  });
+  const progress = await session.progress();
   try {
     return await repairItems(
       client,

@@ -2,7 +2,6 @@ import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import { refuseBinaryToTerminal } from "../io/binary-guard.js";
-import { createProgress } from "../io/progress.js";
 import type { GetJsonDocument } from "../model.js";
 import type { Session } from "../session.js";
 import { resolveDestination } from "./destination.js";
@@ -71,13 +70,7 @@ export async function runGet(
     });
   }
   if (destination.kind === "stdout") refuseBinaryToTerminal(ctx.io);
-  const progress = await createProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    progress: globals.progress,
-    quiet: globals.quiet || globals.json,
-    columns: ctx.io.columns,
-  });
+  const progress = await session.progress();
   const onNotice = (line: string): void => session.reporter.info(line);
   // Lock first, so a second run on the same directory stops before any request.
   const lock =

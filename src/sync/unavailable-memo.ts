@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { ensureStateDir, stateDirOf } from "../download/state.js";
+import { z } from "zod";
+import { checkStateDir, ensureStateDir, stateDirOf } from "../download/state.js";
 import { fsError } from "../download/writer.js";
 import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
 
@@ -16,12 +17,22 @@ interface MemoFile {
   authoring: Record<string, string>;
 }
 
+/** The memo as read back: version 1, slugs to strings (other entries are dropped one by one). */
+const MemoFileSchema = z.object({
+  version: z.literal(1),
+  authoring: z.record(z.string(), z.unknown()),
+});
+
 /**
  * Slugs remembered as having no authoring edition in `dir` → when that was learnt (ISO time).
- * A missing, unreadable or malformed file is an empty memo: it is only an optimisation.
+ * A missing, unreadable or malformed file (another version, an array, entries that are not
+ * strings) is an empty memo, or loses those entries: it is only an optimisation. Throws
+ * FileSystemError `unsafe_state_dir` (exit 8) when `.svc-dl` may not be trusted (a symlink,
+ * another user's, writable by others), as every reader of `.svc-dl` does.
  */
 export function readUnavailableMemo(dir: string): Map<string, string> {
   const memo = new Map<string, string>();
+  if (!checkStateDir(dir)) return memo;
   let parsed: unknown;
   try {
     // Untrusted like every file in .svc-dl/: never read through a symlink or from a FIFO.
@@ -31,11 +42,10 @@ export function readUnavailableMemo(dir: string): Map<string, string> {
   } catch {
     return memo;
   }
-  const authoring = (parsed as Partial<MemoFile> | null)?.authoring;
-  if (authoring && typeof authoring === "object") {
-    for (const [slug, at] of Object.entries(authoring)) {
-      if (typeof at === "string") memo.set(slug, at);
-    }
+  const file = MemoFileSchema.safeParse(parsed);
+  if (!file.success) return memo;
+  for (const [slug, at] of Object.entries(file.data.authoring)) {
+    if (typeof at === "string") memo.set(slug, at);
   }
   return memo;
 }

@@ -43,23 +43,16 @@ export async function runPacksSync(
   dirArg: string | undefined,
   opts: PacksSyncOptions,
 ): Promise<void> {
-  const [{ resolve }, { runSync }, { createProgress }, report] = await Promise.all([
+  const [{ resolve }, { runSync }, report] = await Promise.all([
     import("node:path"),
     import("../../sync/run.js"),
-    import("../../io/progress.js"),
     import("../../sync/report.js"),
   ]);
   const { globals, reporter, ctx } = session;
   const client = await session.http();
   const dir = resolve(ctx.cwd, dirArg ?? ".");
   const dryRun = opts.dryRun === true;
-  const progress = await createProgress({
-    stderr: ctx.io.stderr,
-    isTTY: ctx.io.stderrIsTTY,
-    progress: globals.progress,
-    quiet: globals.quiet || globals.json,
-    columns: ctx.io.columns,
-  });
+  const progress = await session.progress();
   /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
   let owned: number | undefined;
   const doc = await runSync(

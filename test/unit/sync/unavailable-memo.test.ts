@@ -67,6 +67,8 @@ describe("readUnavailableMemo", () => {
     ["a JSON string", '"forest"'],
     ["no authoring member", '{"version":1}'],
     ["authoring not an object", '{"version":1,"authoring":"forest"}'],
+    ["authoring an array", `{"version":1,"authoring":["${T1}","${T2}"]}`],
+    ["another version", `{"version":7,"authoring":{"forest":"${T1}"}}`],
     ["empty", ""],
   ])("a malformed memo (%s) is an empty one", (_, text) => {
     const dir = tempDir();
@@ -93,6 +95,16 @@ describe("readUnavailableMemo", () => {
     writeFileSync(elsewhere, JSON.stringify({ version: 1, authoring: { forest: T1 } }));
     symlinkSync(elsewhere, memoPath(dir));
     expect(readUnavailableMemo(dir).size).toBe(0);
+  });
+
+  it("refuses a .svc-dl that is a symlink (exit 8, unsafe_state_dir), reading nothing", () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    plant(elsewhere, JSON.stringify({ version: 1, authoring: { forest: T1 } }));
+    symlinkSync(stateDir(elsewhere), stateDir(dir));
+    expect(() => readUnavailableMemo(dir)).toThrow(
+      expect.objectContaining({ code: "unsafe_state_dir", exitCode: 8 }),
+    );
   });
 
   it("ignores a memo that is a directory", () => {
