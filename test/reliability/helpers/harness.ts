@@ -8,6 +8,7 @@ import {
   assertNoSecrets,
   CLI_BIN,
   type CliResult,
+  cleanEnv,
   registerSecret,
   runCli,
   spawnCli as spawnCliProcess,
@@ -223,13 +224,7 @@ export function spawnCli(
   args: string[],
   opts: { env: Record<string, string>; cwd: string },
 ): SpawnedCli {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("SVC_") && k !== "NO_COLOR" && k !== "FORCE_COLOR") {
-      env[k] = v;
-    }
-  }
-  Object.assign(env, { SVC_DL_CONFIG_DIR: tempDir("svc-dl-rel-config-") }, opts.env);
+  const env = cleanEnv({ SVC_DL_CONFIG_DIR: tempDir("svc-dl-rel-config-"), ...opts.env });
   const child = spawn(process.execPath, [CLI_BIN, ...args], {
     cwd: opts.cwd,
     env,
