@@ -45,7 +45,7 @@ export class ContentCache {
     } catch (err) {
       throw new FileSystemError(`cannot create the cache ${root}: ${(err as Error).message}`, {
         code: "write_failed",
-        hint: "Set SVC_DL_CACHE_DIR to a writable directory, or run with --no-cache.",
+        hint: "Set SVC_DL_CACHE_DIR to a writable directory, or install without the cache (`svc-dl install --no-cache`).",
         cause: err,
       });
     }
@@ -189,6 +189,6 @@ function assertSafeDir(path: string): void {
 function unsafe(path: string, why: string): FileSystemError {
   return new FileSystemError(`refusing the cache ${path}: it ${why}`, {
     code: "unsafe_cache_dir",
-    hint: "Point SVC_DL_CACHE_DIR at a directory only you can write, or run with --no-cache.",
+    hint: "Point SVC_DL_CACHE_DIR at a directory only you can write, or install without the cache (`svc-dl install --no-cache`).",
   });
 }

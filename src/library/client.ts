@@ -72,6 +72,18 @@ export interface SyncOptions extends CallOptions {
   refresh?: boolean | undefined;
   /** Report what would be downloaded; download nothing. */
   dryRun?: boolean | undefined;
+  /** Re-hash every recorded file and fetch again any that differs (as `--checksum`). */
+  checksum?: boolean | undefined;
+  /** Seconds to wait for another run's lock on `dir` (as `--wait-lock`); default 0. */
+  waitLock?: number | undefined;
+  /** Unpack each complete pack ZIP into `<dir>/<file name without .zip>/` (as `--extract`). */
+  extract?: boolean | undefined;
+  /** Shell globs of slugs to keep (as `--include`, repeatable); none keeps every pack. */
+  include?: readonly string[] | undefined;
+  /** Shell globs of slugs to leave out (as `--exclude`; wins over include). */
+  exclude?: readonly string[] | undefined;
+  /** Keep only packs with any of these categories, any case (as `--category`). */
+  categories?: readonly string[] | undefined;
   onProgress?: ProgressCallback | undefined;
 }
 
@@ -228,6 +240,14 @@ export function createClient(options: ClientOptions): SvcDlClient {
             edition: opts.edition ?? "standard",
             refresh: opts.refresh === true,
             dryRun: opts.dryRun === true,
+            checksum: opts.checksum === true,
+            waitLock: opts.waitLock ?? 0,
+            extract: opts.extract === true,
+            selection: {
+              include: [...(opts.include ?? [])],
+              exclude: [...(opts.exclude ?? [])],
+              categories: [...(opts.categories ?? [])],
+            },
           },
           progressFor(opts.onProgress),
         );

@@ -102,6 +102,28 @@ describe("library: createClient()", () => {
     expect(shared.mock.requests.filter((r) => r.origin === "cdn")).toHaveLength(0);
   });
 
+  it("sync takes the CLI's selection, extraction and lock options", async () => {
+    const dir = tempDir("svc-dl-lib-select-");
+    const doc = await client().sync(dir, {
+      include: ["*-forest", "sci-fi-*"],
+      exclude: ["sci-fi-*"],
+      extract: true,
+      waitLock: 0,
+    });
+    expect(doc.items.map((i) => i.slug)).toEqual(["low-poly-forest"]);
+    expect(doc.summary.filtered).toBeGreaterThan(0);
+    const zip = doc.items[0]?.path ?? "";
+    expect(existsSync(zip.replace(/\.zip$/, ""))).toBe(true);
+    // a directory another run holds: `locked` at once with waitLock 0
+    const { acquireDirLock } = await import("../../src/download/lock.js");
+    const held = await acquireDirLock(dir);
+    try {
+      await expect(client().sync(dir, { waitLock: 0 })).rejects.toMatchObject({ code: "locked" });
+    } finally {
+      await held.release();
+    }
+  });
+
   it("install writes the lock; with a warm cache it needs no key and makes no request", async () => {
     const project = tempDir("svc-dl-lib-install-");
     const cacheDir = tempDir("svc-dl-lib-cache-");
