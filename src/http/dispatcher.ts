@@ -89,9 +89,10 @@ export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
 
 /**
  * Trusted roots: Node's bundled roots, `NODE_EXTRA_CA_CERTS` of `settings.env` and the CA file.
- * Returns undefined when there is neither (Node's defaults apply). `NODE_EXTRA_CA_CERTS` is read
- * here rather than left to Node, which reads it only at process start: the env of a library
- * call (or an in-process run) is not the process's. Throws UsageError (exit 2,
+ * Returns undefined when there is no CA file and no `NODE_EXTRA_CA_CERTS` other than the one the
+ * process started with (Node's defaults, which include that one, apply). Node reads the variable
+ * only at process start, so one given in the env of a library call (or an in-process run) is
+ * read here. Throws UsageError (exit 2,
  * `invalid_ca_file`) when the CA file cannot be read or holds no PEM.
  */
 export function trustedCas(
@@ -99,7 +100,10 @@ export function trustedCas(
 ): string[] | undefined {
   const caFile = settings.caFile?.trim();
   const extra = settings.env.NODE_EXTRA_CA_CERTS?.trim();
-  if (!caFile && !extra) return undefined;
+  // The process loaded its own NODE_EXTRA_CA_CERTS at start: Node's defaults (which may also be
+  // the system's store) already hold it, so only a different one needs an explicit list.
+  const loadedByNode = extra !== undefined && extra === process.env.NODE_EXTRA_CA_CERTS?.trim();
+  if (!caFile && (!extra || loadedByNode)) return undefined;
   const cas = [...rootCertificates];
   if (extra) {
     try {
