@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { Dispatcher } from "undici";
 import { InterruptedError } from "./errors/interrupted-error.js";
 import type { IOStreams } from "./io/streams.js";
 
@@ -20,6 +21,13 @@ export interface Context {
    * give one that moves time on instead of sleeping.
    */
   readonly clock?: Clock;
+  /**
+   * The HTTP transport of every request; by default one keep-alive agent (or proxy agent) per
+   * run, built from the network settings. Tests give an undici `MockAgent` with
+   * `disableNetConnect()`, whose unused interceptors fail the test. An injected dispatcher is
+   * not closed at the end of the run.
+   */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** Time for code that waits: `now()` in ms since the epoch; `sleep` rejects when `signal` aborts. */

@@ -134,6 +134,7 @@ export class Session {
       },
       userAgent: `svc-dl/${this.ctx.version}`,
       network: await this.networkSettings(),
+      ...(this.ctx.dispatcher ? { dispatcher: this.ctx.dispatcher } : {}),
       signal: this.ctx.signal,
       ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
       retry: { maxWaitSeconds: this.globals.maxWait },

@@ -1,4 +1,5 @@
 import { PassThrough, Writable } from "node:stream";
+import type { Dispatcher } from "undici";
 import { main } from "../../src/cli.js";
 import type { Clock, Context } from "../../src/context.js";
 import { InterruptedError } from "../../src/errors/interrupted-error.js";
@@ -32,6 +33,8 @@ export interface MainOptions {
   version?: string;
   /** Abort the run (as Ctrl-C would) after this many real milliseconds. */
   timeoutMs?: number;
+  /** The HTTP transport (an undici MockAgent of stubs); default a real one per run. */
+  dispatcher?: Dispatcher;
 }
 
 /** A clock whose `sleep` moves the manual clock on and returns at once (never sleeps for real). */
@@ -87,6 +90,7 @@ export async function runMain(argv: string[], opts: MainOptions = {}): Promise<M
     version: opts.version ?? "0.0.0-test",
     signal: controller.signal,
     clock: instantClock(opts.clock ?? manualClock()),
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   };
   const timer =
     opts.timeoutMs === undefined
@@ -113,6 +117,7 @@ export interface RunCommandOptions {
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
   columns?: number;
+  dispatcher?: Dispatcher;
 }
 
 /**
@@ -134,6 +139,7 @@ export async function runCommand(
     ...(opts.stdoutIsTTY !== undefined ? { stdoutIsTTY: opts.stdoutIsTTY } : {}),
     ...(opts.stderrIsTTY !== undefined ? { stderrIsTTY: opts.stderrIsTTY } : {}),
     ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
   return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
