@@ -183,7 +183,12 @@ export const CODES = {
         ? `If the host uses a private certificate authority, pass its PEM file with --ca-file (or SVC_CA_FILE${c.exists("config set") ? ", or `svc-dl config set ca-file PATH`" : ""}), or set NODE_EXTRA_CA_CERTS.`
         : "If the host uses a private certificate authority, set SVC_CA_FILE or NODE_EXTRA_CA_CERTS to its PEM file.",
   },
-  proxy_error: server((c) => `Check the proxy address (${proxyWays(c)}).`),
+  proxy_error: {
+    exitCode: ExitCode.network,
+    retryable: false,
+    hint: (c) =>
+      `Check the host name in the base URL and the proxy (${proxyWays(c)}); a proxy that wants a login takes it in its URL (http://user:password@host:port).`,
+  },
   invalid_proxy: usage(
     (c) => `Give the proxy as http://host:port or https://host:port (${proxyWays(c)}).`,
   ),

@@ -1,7 +1,7 @@
 import { NetworkError } from "../errors/network-error.js";
 
 /** What a transfer failure was, as the retry policy sees it (cli-contract "Networks"). */
-export type NetworkFailureKind = "connection" | "timeout" | "framing" | "tls" | "dns";
+export type NetworkFailureKind = "connection" | "timeout" | "framing" | "tls" | "dns" | "proxy";
 
 /** Error codes of certificate failures (Node's TLS layer). */
 const TLS_CODES = new Set([
@@ -44,8 +44,24 @@ function errorCodes(err: unknown): string[] {
   return codes;
 }
 
+/**
+ * The status a proxy answered a CONNECT with, when that is what failed: undici's ProxyAgent
+ * reports any answer but 200 as `Proxy response (NNN) !== 200 when HTTP Tunneling`.
+ */
+export function proxyConnectStatus(err: unknown): number | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const message = (e as { message?: unknown }).message;
+    const m =
+      typeof message === "string" ? /Proxy response \((\d{3})\) !== 200/.exec(message) : null;
+    if (m) return Number(m[1]);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
 /** Classifies an error thrown by undici (see {@link NetworkFailureKind}). */
 export function classifyNetworkError(err: unknown): NetworkFailureKind {
+  if (proxyConnectStatus(err) !== undefined) return "proxy";
   const codes = errorCodes(err);
   if (codes.some((c) => TLS_CODES.has(c) || c.startsWith("ERR_SSL_") || c.startsWith("CERT_"))) {
     return "tls";
@@ -78,9 +94,11 @@ export const CA_HINT =
   "If the host uses a private certificate authority, trust it with --ca-file PATH (or SVC_CA_FILE, or `svc-dl config set ca-file PATH`).";
 
 /**
- * Builds the NetworkError (exit 7) of an undici failure: `tls_error` and `dns_error` name the
- * host and what to do (they are not retried), `timeout`, `bad_framing` (a response that breaks
- * HTTP/1.1 framing: llhttp refused it) and `network_error` are retried by policy.
+ * Builds the NetworkError (exit 7) of an undici failure: `tls_error`, `dns_error` and
+ * `proxy_error` (the proxy refused the tunnel: 407 login wanted, 403, or 502/503 when it cannot
+ * resolve or reach the host, as curl reports a failed CONNECT) name the host and what to do and
+ * are not retried; `timeout`, `bad_framing` (a response that breaks HTTP/1.1 framing: llhttp
+ * refused it) and `network_error` are retried by policy.
  */
 export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError {
   const kind = classifyNetworkError(err);
@@ -103,6 +121,19 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
           ? `Check the host name and the proxy ${req.proxy} (--proxy, HTTPS_PROXY, NO_PROXY).`
           : "Check the host name in --base-url and the network's DNS, or set a proxy with --proxy.",
       });
+    case "proxy": {
+      const status = proxyConnectStatus(err) ?? 0;
+      const why =
+        status === 407
+          ? "it wants a login"
+          : status >= 500
+            ? "it could not resolve or reach the host"
+            : "it refused";
+      return new NetworkError(
+        `the proxy ${req.proxy ?? ""} answered HTTP ${status} to the tunnel to ${host}: ${why}`,
+        { ...common, code: "proxy_error" },
+      );
+    }
     case "timeout":
       return new NetworkError(`${host} sent nothing for too long${via}: ${detail}`, {
         ...common,

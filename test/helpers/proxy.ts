@@ -21,9 +21,13 @@ export interface ForwardProxy {
  * Starts a small forward proxy (node:http): `CONNECT host:port` opens a TCP tunnel (answered
  * `200 Connection Established`), absolute-form requests are forwarded. Everything the client
  * sends is recorded, so a test can check that https traffic stays opaque (no key in clear) and
- * which origins went through the proxy.
+ * which origins went through the proxy. A tunnel to a host that does not resolve or answer gets
+ * `502 Bad Gateway`; with `requireAuth`, a CONNECT without that exact `Proxy-Authorization`
+ * value gets `407 Proxy Authentication Required`.
  */
-export async function startForwardProxy(): Promise<ForwardProxy> {
+export async function startForwardProxy(
+  opts: { requireAuth?: string } = {},
+): Promise<ForwardProxy> {
   const connects: string[] = [];
   const plain: string[] = [];
   const authorizations: string[] = [];
@@ -66,8 +70,16 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     connects.push(req.url ?? "");
     const auth = req.headers["proxy-authorization"];
     if (typeof auth === "string") authorizations.push(auth);
+    if (opts.requireAuth !== undefined && auth !== opts.requireAuth) {
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      );
+      return;
+    }
     const [host, port] = (req.url ?? "").split(/:(?=\d+$)/);
+    let established = false;
     const upstream = connect({ host: host?.replace(/^\[|\]$/g, ""), port: Number(port) }, () => {
+      established = true;
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) {
         seen.push(Buffer.from(head));
@@ -79,7 +91,12 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     });
     sockets.add(upstream);
     upstream.on("close", () => sockets.delete(upstream));
-    upstream.on("error", () => client.destroy());
+    // As real proxies do: a host that does not resolve or answer gets a 502 to the CONNECT.
+    upstream.on("error", () =>
+      established
+        ? client.destroy()
+        : client.end("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"),
+    );
     client.on("error", () => upstream.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -125,6 +125,41 @@ describe("proxies (HTTPS_PROXY, NO_PROXY, --proxy)", () => {
     expect(r.stdout).not.toContain("s3cretPr0xyPw");
   });
 
+  it("a host the proxy cannot resolve (502 to CONNECT) → exit 7 proxy_error at once, naming both", async () => {
+    const before = proxy.connects.length;
+    const r = await cli(["whoami", "--json", "--proxy", proxy.url], {
+      SVC_BASE_URL: "https://no-such-host.invalid",
+    });
+    expect(r.code, r.stderr).toBe(7);
+    const error = JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "{}").error;
+    expect(error).toMatchObject({ code: "proxy_error", retryable: false });
+    expect(error.message).toContain("HTTP 502");
+    expect(error.message).toContain("no-such-host.invalid");
+    expect(error.message).toContain(proxy.url);
+    // reported at once, as curl does: one tunnel asked for, no retry
+    expect(proxy.connects.slice(before)).toEqual(["no-such-host.invalid:443"]);
+  });
+
+  it("a proxy that wants a login (407) → exit 7 proxy_error saying so, no retry, no password shown", async () => {
+    const guarded = await startForwardProxy({
+      requireAuth: `Basic ${Buffer.from("bob:right").toString("base64")}`,
+    });
+    try {
+      const wrong = guarded.url.replace("http://", "http://bob:wr0ngPassw0rd@");
+      const r = await cli(["whoami", "--proxy", wrong], {});
+      expect(r.code, r.stderr).toBe(7);
+      expect(r.stderr).toContain("code proxy_error");
+      expect(r.stderr).toContain("HTTP 407");
+      expect(r.stderr).toContain("wants a login");
+      expect(r.stderr).not.toContain("wr0ngPassw0rd");
+      expect(guarded.connects).toHaveLength(1);
+      const right = guarded.url.replace("http://", "http://bob:right@");
+      expect((await cli(["whoami", "--proxy", right], {})).code).toBe(0);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("a loopback http service goes through HTTP_PROXY too (API and CDN)", async () => {
     const before = proxy.connects.length;
     const r = await runCli(["pack", "get", slug, "--json"], {
