@@ -1,6 +1,7 @@
 import { type Command, CommanderError } from "commander";
 import type { Context } from "./context.js";
 import type { HintContext } from "./errors/codes.js";
+import { ExitCode } from "./errors/exit-codes.js";
 import type { SvcError } from "./errors/svc-error.js";
 import { buildProgram } from "./program.js";
 import type { Session } from "./session.js";
@@ -27,7 +28,15 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
       commanderMessage += message;
     },
   );
-  const args = helpAsFlag(argv);
+  if (argv[0] === "help" && argv.length === 2 && argv[1] !== undefined) {
+    const { helpTopic } = await import("./commands/help-topics.js");
+    const topic = helpTopic(argv[1]);
+    if (topic !== undefined) {
+      ctx.io.stdout.write(topic);
+      return ExitCode.ok;
+    }
+  }
+  const args = helpAsFlag(argv, program);
   try {
     await program.parseAsync(args, { from: "user" });
     return session?.exitCode ?? 0;
@@ -68,10 +77,16 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
   }
 }
 
-/** `help a b …` → `a b … --help`; anything else unchanged. */
-function helpAsFlag(argv: readonly string[]): string[] {
-  if (argv[0] === "help" && argv.length > 1) return [...argv.slice(1), "--help"];
-  return [...argv];
+/**
+ * `help a b …` → `a b … --help`; `help x` for no command `x` → `x`, so the unknown command is
+ * reported (with a suggestion) instead of the program's help; anything else unchanged.
+ */
+function helpAsFlag(argv: readonly string[], program: Command): string[] {
+  if (argv[0] !== "help" || argv.length < 2) return [...argv];
+  const known = program.commands.some(
+    (c) => c.name() === argv[1] || c.aliases().includes(argv[1] ?? ""),
+  );
+  return known ? [...argv.slice(1), "--help"] : argv.slice(1, 2);
 }
 
 /** Commander's error text as one line: `unknown command 'x'; did you mean whoami?`. */

@@ -118,7 +118,8 @@ Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, SVC_
 HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SVC_CA_FILE, NODE_EXTRA_CA_CERTS, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
-130/143 interrupted (or cancelled at a prompt).`,
+130/143 interrupted (or cancelled at a prompt).
+More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`.`,
     );
 
   program.addCommand(

@@ -31,3 +31,22 @@ export const ExitCode = {
 
 /** One of the values of {@link ExitCode}. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** What each exit code means, for `svc-dl help exit-codes` (cli-contract "Exit codes"). */
+export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [ExitCodeValue, string]> = [
+  [ExitCode.ok, 'success, including "already up to date"'],
+  [ExitCode.failure, "unexpected failure; a multi-item run with some items failed"],
+  [ExitCode.usage, "usage or configuration error"],
+  [ExitCode.auth, "authentication failed, or no API key configured"],
+  [ExitCode.forbidden, "not permitted"],
+  [ExitCode.notFound, "not found"],
+  [ExitCode.rateLimited, "still rate limited after the wait budget (--max-wait)"],
+  [ExitCode.network, "server or network failure after retries, or a response that breaks the spec"],
+  [
+    ExitCode.fileSystem,
+    "local file-system failure or conflict (space, permission, file exists, locked)",
+  ],
+  [ExitCode.lockMismatch, "install --frozen: the served files differ from svc-dl.lock"],
+  [ExitCode.sigint, "interrupted by SIGINT (partial data kept), or cancelled at a prompt"],
+  [ExitCode.sigterm, "interrupted by SIGTERM (code interrupted; partial data kept)"],
+];

@@ -70,6 +70,42 @@ describe("help (cli-contract: Commands)", () => {
     expect(viaHelp.stdout).toContain("Usage: svc-dl pack get");
   });
 
+  it("`svc-dl help exit-codes` lists every code of the error table under its exit code", async () => {
+    const { CODES } = await import("../../src/errors/codes.js");
+    const r = await runCommand(["help", "exit-codes"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    const under = new Map<string, number>();
+    let exit = -1;
+    for (const line of r.stdout.split("\n")) {
+      const head = /^\s{0,2}(\d{1,3}) {2}/.exec(line);
+      if (head) exit = Number(head[1]);
+      else if (/^ {5}\S/.test(line))
+        for (const code of line.trim().split(/,\s*/)) under.set(code, exit);
+    }
+    for (const [code, entry] of Object.entries(CODES)) {
+      expect([code, under.get(code)]).toEqual([code, entry.exitCode]);
+    }
+  });
+
+  it("`svc-dl help environment` names every variable; an unknown topic is an unknown command", async () => {
+    const env = await runCommand(["help", "environment"]);
+    expect(env.code).toBe(0);
+    for (const name of [
+      "SVC_BASE_URL",
+      "SVC_API_KEY",
+      "SVC_DL_CACHE_DIR",
+      "NO_PROXY",
+      "FORCE_COLOR",
+    ]) {
+      expect(env.stdout).toContain(name);
+    }
+    const unknown = await runCommand(["help", "whoamy"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe("");
+    expect(unknown.stderr).toContain("unknown command 'whoamy'; did you mean `svc-dl whoami`?");
+  });
+
   it("a mistyped command exits 2 with one line suggesting the nearest command", async () => {
     const r = await runCommand(["whoamy"]);
     expect(r.code).toBe(2);
