@@ -58,11 +58,13 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     }
     const svcError: SvcError = toSvcError(err);
     const hints = hintContext(program, at);
-    // Parsed globals once a command ran; before that (a parse error), the raw words.
+    // Parsed globals once a command ran; on a parse error, what commander had parsed of the
+    // program's options by then (they are recognised before and after the command's name).
+    const parsed = program.opts<{ json?: boolean; verbose?: boolean; color?: boolean }>();
     const globals = session?.globals ?? {
-      json: args.includes("--json"),
-      verbose: args.includes("--verbose") || args.includes("-v"),
-      color: !args.includes("--no-color"),
+      json: parsed.json === true,
+      verbose: parsed.verbose === true,
+      color: parsed.color !== false,
     };
     if (globals.json) {
       ctx.io.stderr.write(`${JSON.stringify(jsonErrorDocument(svcError, hints))}\n`);
