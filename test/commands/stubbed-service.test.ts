@@ -1,6 +1,8 @@
 import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCommand } from "../helpers/run-main.js";
+import { runPacksList } from "../../src/commands/packs/list.js";
+import { DEFAULT_GLOBALS, Session } from "../../src/session.js";
+import { runCommand, testContext } from "../helpers/run-main.js";
 
 /**
  * Commands in-process against a registry of stubs (an undici MockAgent with net connect
@@ -140,5 +142,31 @@ describe("commands against stubbed responses", () => {
     expect(r.stderr).toContain(`code ${code}`);
     expect(r.stderr).toContain("req_stub_1");
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a command's run function works without main(): runPacksList(session, { limit })", async () => {
+    service()
+      .intercept({ path: "/api/v1/packs?limit=100" })
+      .reply(
+        200,
+        {
+          data: [pack("a-pack"), pack("b-pack")],
+          pagination: { limit: 100, offset: 0, total: 3, has_more: true, next_cursor: "c2" },
+        },
+        { headers: JSON_HEADERS },
+      );
+    const { ctx, stdout, stderr } = testContext({ env: ENV, dispatcher: agent });
+    const session = new Session(ctx, { ...DEFAULT_GLOBALS, json: true });
+    try {
+      await runPacksList(session, { limit: 2 });
+    } finally {
+      await session.close();
+    }
+    // --limit 2 is met by the first page: no second request (an unused stub would fail)
+    expect((JSON.parse(stdout.text) as { slug: string }[]).map((p) => p.slug)).toEqual([
+      "a-pack",
+      "b-pack",
+    ]);
+    expect(stderr.text).toBe("");
   });
 });

@@ -63,12 +63,23 @@ class Collector extends Writable {
   }
 }
 
+/** A test Context and what it collects: see {@link testContext}. */
+export interface TestContext {
+  ctx: Context;
+  /** What the run wrote to stdout and stderr. */
+  stdout: { readonly text: string; readonly bytes: Buffer };
+  stderr: { readonly text: string };
+  /** Aborting it is Ctrl-C for the run. */
+  controller: AbortController;
+}
+
 /**
- * Calls `main(argv, ctx)` in-process with a test Context: buffers for stdout and stderr, the
- * given stdin text, TTY flags, columns, env and cwd, a never-aborted signal and an instant clock.
- * Returns the exit code and both outputs; fails if a registered secret appears in either.
+ * A Context for one in-process run: buffers for stdout and stderr, the given stdin text, TTY
+ * flags, columns, env (a fresh `SVC_DL_CONFIG_DIR` unless given) and cwd, an abort controller,
+ * an instant clock and, if given, the HTTP transport. For calling a command's run function
+ * with `new Session(ctx, globals)` without going through `main()`.
  */
-export async function runMain(argv: string[], opts: MainOptions = {}): Promise<MainResult> {
+export function testContext(opts: MainOptions = {}): TestContext {
   const stdout = new Collector();
   const stderr = new Collector();
   const stdin = new PassThrough();
@@ -92,6 +103,16 @@ export async function runMain(argv: string[], opts: MainOptions = {}): Promise<M
     clock: instantClock(opts.clock ?? manualClock()),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   };
+  return { ctx, stdout, stderr, controller };
+}
+
+/**
+ * Calls `main(argv, ctx)` in-process with a test Context: buffers for stdout and stderr, the
+ * given stdin text, TTY flags, columns, env and cwd, a never-aborted signal and an instant clock.
+ * Returns the exit code and both outputs; fails if a registered secret appears in either.
+ */
+export async function runMain(argv: string[], opts: MainOptions = {}): Promise<MainResult> {
+  const { ctx, stdout, stderr, controller } = testContext(opts);
   const timer =
     opts.timeoutMs === undefined
       ? undefined
