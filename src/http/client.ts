@@ -1,4 +1,3 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { InterruptedError } from "../errors/interrupted-error.js";
@@ -9,20 +8,16 @@ import {
   createDispatcher,
   LOW_SPEED_LIMIT,
   type LowSpeedLimit,
-  type NetworkSettings,
   type ProxySettings,
   proxyLabel,
 } from "./dispatcher.js";
 import { type Budget, budgetForPath, type Clock, RateLimitPacer } from "./pacer.js";
 import { parseRetryAfter } from "./rate-limit-headers.js";
 import { Redactor } from "./redact.js";
+import { followRedirects } from "./redirects.js";
 import { newRequestId } from "./request-id.js";
-import {
-  dispatchRequest,
-  headerValue,
-  type ResponseBody,
-  type ResponseHeaders,
-} from "./response-body.js";
+import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
+import { dispatchRequest, headerValue, type ResponseHeaders } from "./response-body.js";
 import { errorFromBody, parseJsonBody } from "./response-errors.js";
 import {
   DEFAULT_RETRY,
@@ -31,77 +26,19 @@ import {
   RetryBudget,
   type RetrySettings,
 } from "./retry.js";
+import { systemClock } from "./system-clock.js";
 import { checkRequestUrl } from "./url-policy.js";
 
+export { MAX_REDIRECTS } from "./redirects.js";
+export type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
 export type { ResponseHeaders } from "./response-body.js";
 
-/** Options of {@link HttpClient}. */
-export interface HttpClientOptions {
-  /** The spec's `{base_url}` (service address, no `/api`). */
-  baseUrl: URL;
-  /** Returns the API key; called only when a request to the service origin needs one. Throws when none is configured. */
-  apiKey: () => string;
-  /** `svc-dl/<version>`. */
-  userAgent: string;
-  /** Injected dispatcher (a `MockAgent` in unit tests); default one built from `network`. */
-  dispatcher?: Dispatcher;
-  /** Proxy, CA file, environment and silence limit of the run's dispatcher. */
-  network?: NetworkSettings;
-  clock?: Clock;
-  retry?: Partial<RetrySettings>;
-  /** Aborted on SIGINT/SIGTERM; requests and waits then end with InterruptedError. */
-  signal?: AbortSignal;
-  /** One line per HTTP exchange, for `--verbose`. Never carries a credential. */
-  onExchange?: (line: string) => void;
-  /** Notices of waits and retries, for stderr. */
-  onNotice?: (line: string) => void;
-}
-
-/** One request. Headers are lower-case. */
-export interface RequestSpec {
-  method?: "GET" | "POST";
-  url: URL;
-  headers?: Record<string, string>;
-  /** Request body (only with POST); never re-sent to a redirect target. */
-  body?: string;
-  /** The rate-limit budget it spends; default from the path (spec "Limits"). */
-  budget?: Budget;
-  /** Whether to send the API key (only ever to the service origin). Default true. */
-  authenticate?: boolean;
-}
-
-/** A response whose body is still to be read (or discarded) by the caller. */
-export interface HttpResponse {
-  status: number;
-  headers: ResponseHeaders;
-  body: ResponseBody;
-  /** The URL that answered (after redirects). */
-  url: URL;
-  /** The response's `x-request-id` (redacted), else the one sent, else null. */
-  requestId: string | null;
-}
-
-/** Most redirects followed (cli-contract "Downloads"). */
-export const MAX_REDIRECTS = 10;
 /** Most bytes of an error body read. */
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** Longest graceful close of the connections at the end of a run, in ms. */
 const CLOSE_GRACE_MS = 2000;
 /** Most bytes of a JSON body read. */
 const JSON_BODY_LIMIT = 32 * 1024 * 1024;
-
-const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: async (ms, signal) => {
-    try {
-      await delay(ms, undefined, signal ? { signal } : {});
-    } catch (err) {
-      // An aborted wait ends the run as the signal says (SIGINT → 130, SIGTERM → 143).
-      const reason: unknown = signal?.reason;
-      throw reason instanceof InterruptedError ? reason : err;
-    }
-  },
-};
 
 export { headerValue } from "./response-body.js";
 export { describeContent } from "./response-errors.js";
@@ -258,43 +195,7 @@ export class HttpClient {
    */
   async send(spec: RequestSpec): Promise<HttpResponse> {
     const requestId = newRequestId();
-    let current: RequestSpec = spec;
-    for (let hop = 0; ; hop++) {
-      const res = await this.exchange(current, requestId);
-      if (!isRedirect(res.status)) return res;
-      const location = headerValue(res.headers, "location");
-      res.body.dump();
-      const where = { httpStatus: res.status, requestId: res.requestId };
-      if (!location) {
-        throw new NetworkError(`redirect ${res.status} without a Location header`, {
-          code: "bad_redirect",
-          ...where,
-        });
-      }
-      if (hop + 1 > MAX_REDIRECTS) {
-        throw new NetworkError(`too many redirects (more than ${MAX_REDIRECTS})`, {
-          code: "too_many_redirects",
-          ...where,
-          hint: "The service or its CDN is redirecting in a loop; try again later.",
-        });
-      }
-      let next: URL;
-      try {
-        next = new URL(location, current.url);
-      } catch (err) {
-        throw new NetworkError(`redirect to an invalid location`, {
-          code: "bad_redirect",
-          ...where,
-          cause: err,
-        });
-      }
-      checkRequestUrl(next, this.baseUrl, { url: current.url, ...where });
-      const { body: _body, method: _method, ...rest } = current;
-      const headers = { ...current.headers };
-      delete headers["content-type"];
-      delete headers["content-length"];
-      current = { ...rest, url: next, method: "GET", headers };
-    }
+    return followRedirects(spec, (current) => this.exchange(current, requestId), this.baseUrl);
   }
 
   /**
@@ -450,8 +351,4 @@ export class HttpClient {
     if (remaining !== undefined && budget) parts.push(`${budget}-remaining=${remaining}`);
     this.#opts.onExchange(this.redactor.text(parts.join(" ")));
   }
-}
-
-function isRedirect(status: number): boolean {
-  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }

@@ -1,0 +1,51 @@
+import type { Dispatcher } from "undici";
+import type { NetworkSettings } from "./dispatcher.js";
+import type { Budget, Clock } from "./pacer.js";
+import type { ResponseBody, ResponseHeaders } from "./response-body.js";
+import type { RetrySettings } from "./retry.js";
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  /** The spec's `{base_url}` (service address, no `/api`). */
+  baseUrl: URL;
+  /** Returns the API key; called only when a request to the service origin needs one. Throws when none is configured. */
+  apiKey: () => string;
+  /** `svc-dl/<version>`. */
+  userAgent: string;
+  /** Injected dispatcher (a `MockAgent` in unit tests); default one built from `network`. */
+  dispatcher?: Dispatcher;
+  /** Proxy, CA file, environment and silence limit of the run's dispatcher. */
+  network?: NetworkSettings;
+  clock?: Clock;
+  retry?: Partial<RetrySettings>;
+  /** Aborted on SIGINT/SIGTERM; requests and waits then end with InterruptedError. */
+  signal?: AbortSignal;
+  /** One line per HTTP exchange, for `--verbose`. Never carries a credential. */
+  onExchange?: (line: string) => void;
+  /** Notices of waits and retries, for stderr. */
+  onNotice?: (line: string) => void;
+}
+
+/** One request. Headers are lower-case. */
+export interface RequestSpec {
+  method?: "GET" | "POST";
+  url: URL;
+  headers?: Record<string, string>;
+  /** Request body (only with POST); never re-sent to a redirect target. */
+  body?: string;
+  /** The rate-limit budget it spends; default from the path (spec "Limits"). */
+  budget?: Budget;
+  /** Whether to send the API key (only ever to the service origin). Default true. */
+  authenticate?: boolean;
+}
+
+/** A response whose body is still to be read (or discarded) by the caller. */
+export interface HttpResponse {
+  status: number;
+  headers: ResponseHeaders;
+  body: ResponseBody;
+  /** The URL that answered (after redirects). */
+  url: URL;
+  /** The response's `x-request-id` (redacted), else the one sent, else null. */
+  requestId: string | null;
+}

@@ -1,0 +1,20 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { InterruptedError } from "../errors/interrupted-error.js";
+import type { Clock } from "./pacer.js";
+
+/**
+ * The real clock of a run: `now()` is `Date.now()`; `sleep(ms, signal)` waits on a timer and
+ * rejects with the signal's InterruptedError when it aborts (SIGINT → 130, SIGTERM → 143).
+ */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: async (ms, signal) => {
+    try {
+      await delay(ms, undefined, signal ? { signal } : {});
+    } catch (err) {
+      // An aborted wait ends the run as the signal says (SIGINT → 130, SIGTERM → 143).
+      const reason: unknown = signal?.reason;
+      throw reason instanceof InterruptedError ? reason : err;
+    }
+  },
+};
