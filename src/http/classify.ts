@@ -1,4 +1,5 @@
 import { NetworkError } from "../errors/network-error.js";
+import { PROXY_TUNNEL_CLOSED } from "./proxy-tunnel.js";
 
 /** What a transfer failure was, as the retry policy sees it (cli-contract "Networks"). */
 export type NetworkFailureKind = "connection" | "timeout" | "framing" | "tls" | "dns" | "proxy";
@@ -61,8 +62,8 @@ export function proxyConnectStatus(err: unknown): number | undefined {
 
 /** Classifies an error thrown by undici (see {@link NetworkFailureKind}). */
 export function classifyNetworkError(err: unknown): NetworkFailureKind {
-  if (proxyConnectStatus(err) !== undefined) return "proxy";
   const codes = errorCodes(err);
+  if (proxyConnectStatus(err) !== undefined || codes.includes(PROXY_TUNNEL_CLOSED)) return "proxy";
   if (codes.some((c) => TLS_CODES.has(c) || c.startsWith("ERR_SSL_") || c.startsWith("CERT_"))) {
     return "tls";
   }
@@ -122,15 +123,16 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
           : "Check the host name in --base-url and the network's DNS, or set a proxy with --proxy.",
       });
     case "proxy": {
-      const status = proxyConnectStatus(err) ?? 0;
+      const status = proxyConnectStatus(err);
       const why =
         status === 407
           ? "it wants a login"
-          : status >= 500
+          : status === undefined || status >= 500
             ? "it could not resolve or reach the host"
             : "it refused";
+      const answer = status === undefined ? "closed the connection" : `answered HTTP ${status}`;
       return new NetworkError(
-        `the proxy ${req.proxy ?? ""} answered HTTP ${status} to the tunnel to ${host}: ${why}`,
+        `the proxy ${req.proxy ?? ""} ${answer} when asked for a tunnel to ${host}: ${why}`,
         { ...common, code: "proxy_error" },
       );
     }

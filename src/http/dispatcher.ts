@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { rootCertificates } from "node:tls";
 import { setFlagsFromString } from "node:v8";
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { Agent, type Dispatcher, EnvHttpProxyAgent, type ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
+import { tunnelClientFactory } from "./proxy-tunnel.js";
 
 /**
  * Longest silence (ms) while connecting, waiting for a response head, or between body bytes,
@@ -167,13 +168,16 @@ export function createDispatcher(settings: NetworkSettings): {
   if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
     return { dispatcher: new Agent(common), proxy };
   }
-  const dispatcher = new EnvHttpProxyAgent({
+  const options: EnvHttpProxyAgent.Options & Pick<ProxyAgent.Options, "clientFactory"> = {
     ...common,
     httpProxy: proxy.httpProxy,
     httpsProxy: proxy.httpsProxy,
     noProxy: proxy.noProxy,
+    // passed on to each ProxyAgent: a proxy that drops a CONNECT fails the request once
+    clientFactory: tunnelClientFactory,
     ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
-  });
+  };
+  const dispatcher = new EnvHttpProxyAgent(options);
   return { dispatcher, proxy };
 }
 

@@ -23,10 +23,11 @@ export interface ForwardProxy {
  * sends is recorded, so a test can check that https traffic stays opaque (no key in clear) and
  * which origins went through the proxy. A tunnel to a host that does not resolve or answer gets
  * `502 Bad Gateway`; with `requireAuth`, a CONNECT without that exact `Proxy-Authorization`
- * value gets `407 Proxy Authentication Required`.
+ * value gets `407 Proxy Authentication Required`; with `closeOnConnect`, every CONNECT is
+ * answered by closing the connection (as some proxies do for a host they cannot resolve).
  */
 export async function startForwardProxy(
-  opts: { requireAuth?: string } = {},
+  opts: { requireAuth?: string; closeOnConnect?: boolean } = {},
 ): Promise<ForwardProxy> {
   const connects: string[] = [];
   const plain: string[] = [];
@@ -70,6 +71,10 @@ export async function startForwardProxy(
     connects.push(req.url ?? "");
     const auth = req.headers["proxy-authorization"];
     if (typeof auth === "string") authorizations.push(auth);
+    if (opts.closeOnConnect === true) {
+      client.destroy();
+      return;
+    }
     if (opts.requireAuth !== undefined && auth !== opts.requireAuth) {
       client.end(
         'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',

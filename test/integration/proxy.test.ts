@@ -140,6 +140,24 @@ describe("proxies (HTTPS_PROXY, NO_PROXY, --proxy)", () => {
     expect(proxy.connects.slice(before)).toEqual(["no-such-host.invalid:443"]);
   });
 
+  it("a proxy that closes the connection on CONNECT → exit 7 proxy_error after one tunnel (never a loop)", async () => {
+    const dropping = await startForwardProxy({ closeOnConnect: true });
+    try {
+      const r = await cli(["whoami", "--json", "--proxy", dropping.url], {
+        SVC_BASE_URL: "https://no-such-host.invalid",
+      });
+      expect(r.code, r.stderr).toBe(7);
+      const error = JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "{}").error;
+      expect(error).toMatchObject({ code: "proxy_error", retryable: false });
+      expect(error.message).toContain("closed the connection");
+      expect(error.message).toContain("no-such-host.invalid");
+      // undici alone would open tunnel after tunnel for ever
+      expect(dropping.connects).toEqual(["no-such-host.invalid:443"]);
+    } finally {
+      await dropping.close();
+    }
+  });
+
   it("a proxy that wants a login (407) → exit 7 proxy_error saying so, no retry, no password shown", async () => {
     const guarded = await startForwardProxy({
       requireAuth: `Basic ${Buffer.from("bob:right").toString("base64")}`,
