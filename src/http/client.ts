@@ -288,11 +288,16 @@ export class HttpClient {
 
   /**
    * Closes the run's connections: gracefully, or at once after 2 s (a response nobody read
-   * must not hold the process).
+   * must not hold the process); at once when the run was interrupted.
    */
   async close(): Promise<void> {
     if (this.#opts.dispatcher) return;
     const dispatcher = this.#dispatcher;
+    // Interrupted: nothing is worth waiting for (a connection may still be in a proxy's CONNECT).
+    if (this.signal?.aborted) {
+      await dispatcher.destroy().catch(() => undefined);
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => {
       timer = setTimeout(() => resolve("late"), CLOSE_GRACE_MS);

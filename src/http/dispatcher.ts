@@ -174,7 +174,7 @@ export function createDispatcher(settings: NetworkSettings): {
     httpsProxy: proxy.httpsProxy,
     noProxy: proxy.noProxy,
     // passed on to each ProxyAgent: a proxy that drops a CONNECT fails the request once
-    clientFactory: tunnelClientFactory,
+    clientFactory: tunnelClientFactory(idle),
     ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
   };
   const dispatcher = new EnvHttpProxyAgent(options);

@@ -18,13 +18,24 @@ export class ProxyTunnelError extends Error {
 }
 
 /**
- * `clientFactory` of undici's ProxyAgent: the pool of connections to the proxy itself, whose
- * `connect()` (the `CONNECT` request of a tunnel) turns a socket failure into
- * {@link ProxyTunnelError}, so the request waiting for that tunnel fails once instead of
- * looping (cli-contract "Networks": not retried five times, let alone forever).
+ * `clientFactory` of undici's ProxyAgent: the pool of connections to the proxy itself, with the
+ * run's silence limit `idleMs` (ms) on the `CONNECT` answer, whose `connect()` turns a socket
+ * failure into {@link ProxyTunnelError}, so the request waiting for that tunnel fails once
+ * instead of looping (cli-contract "Networks": not retried five times, let alone forever).
  */
-export function tunnelClientFactory(origin: URL, opts: object): Dispatcher {
-  const pool = new Pool(origin, opts);
+export function tunnelClientFactory(idleMs: number): (origin: URL, opts: object) => Dispatcher {
+  return (origin, opts) => tunnelPool(origin, opts, idleMs);
+}
+
+function tunnelPool(origin: URL, opts: object, idleMs: number): Dispatcher {
+  // A proxy that never answers the CONNECT is silence like any other: the run's limit applies
+  // (undici's own default for the proxy's pool is 300 s).
+  const pool = new Pool(origin, {
+    ...opts,
+    headersTimeout: idleMs,
+    bodyTimeout: idleMs,
+    connectTimeout: idleMs,
+  });
   const connect = pool.connect.bind(pool) as (
     options: Dispatcher.ConnectOptions,
   ) => Promise<Dispatcher.ConnectData>;

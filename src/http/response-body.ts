@@ -192,18 +192,29 @@ export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Pro
     const body = new ResponseBody();
     let started = false;
     let controller: Dispatcher.DispatchController | undefined;
-    const onAbort = (): void => {
+    const abortReason = (): Error => {
       const reason: unknown = init.signal?.reason;
-      controller?.abort(reason instanceof Error ? reason : new Error("aborted"));
+      return reason instanceof Error ? reason : new Error("aborted");
+    };
+    const onAbort = (): void => {
+      if (controller) controller.abort(abortReason());
+      // Still waiting for a connection (a proxy's CONNECT, a TLS handshake): undici would only
+      // look at the abort once connected, up to the connect timeout. Settle now; the request
+      // is aborted as soon as undici hands it a controller.
+      if (!started) reject(abortReason());
     };
     const cleanup = (): void => init.signal?.removeEventListener("abort", onAbort);
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(ctl) {
         controller = ctl;
         body.attach(ctl);
-        if (init.signal?.aborted) onAbort();
+        if (init.signal?.aborted) ctl.abort(abortReason());
       },
-      onResponseStart(_ctl, statusCode, headers) {
+      onResponseStart(ctl, statusCode, headers) {
+        if (init.signal?.aborted) {
+          ctl.abort(abortReason());
+          return;
+        }
         started = true;
         resolve({ statusCode, headers: headers as ResponseHeaders, body });
       },
