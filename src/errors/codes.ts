@@ -34,6 +34,16 @@ const KEYS_PAGE = "Account › Connections › API keys";
 const SUPPORT = "quote the request id to support if it persists";
 const AGAIN = "Run the same command again: it resumes from the bytes already saved.";
 
+/** Commands that download into files (and so keep partial data when interrupted). */
+const WRITES_FILES = new Set([
+  "pack get",
+  "asset get",
+  "legacy get",
+  "packs sync",
+  "install",
+  "verify",
+]);
+
 /** Where to look up a slug for the command at hand. */
 function slugSource(c: HintContext): string {
   const assets = c.command.startsWith("asset") || c.command.endsWith("--asset");
@@ -367,7 +377,13 @@ export const CODES = {
     retryable: true,
     hint: "Fix the cause of each failure (see the codes) and run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
   },
-  interrupted: { exitCode: ExitCode.sigint, retryable: true, hint: AGAIN },
+  interrupted: {
+    exitCode: ExitCode.sigint,
+    retryable: true,
+    // Only commands that write files keep partial data to resume from.
+    hint: (c) =>
+      c.command === "" || WRITES_FILES.has(c.command) ? AGAIN : "Run the same command again.",
+  },
   aborted: {
     exitCode: ExitCode.sigint,
     retryable: true,

@@ -5,7 +5,7 @@ import { SvcError } from "./svc-error.js";
 export class InterruptedError extends SvcError {
   override name = "InterruptedError";
   constructor(signal: "SIGINT" | "SIGTERM") {
-    super(`interrupted by ${signal}; partial data kept, run the same command again to resume`, {
+    super(`interrupted by ${signal}`, {
       code: "interrupted",
       exitCode: signal === "SIGINT" ? ExitCode.sigint : ExitCode.sigterm,
     });
