@@ -7,8 +7,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // At least two workers even on a two-core machine: many tests wait on loopback sockets.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // At least two workers even on a two-core machine (many tests wait on loopback sockets),
+    // at most eight (each worker starts its own mock services and TLS fronts).
+    maxWorkers: Math.min(8, Math.max(2, availableParallelism())),
     // One module graph per worker instead of one per file: re-importing src/ for each of ~80
     // files cost more CPU than the tests themselves. Tests keep no module-level state that
     // another file could see (each starts its own mock service and temp directories).
