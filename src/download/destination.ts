@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
+import { lstatIfExists } from "../io/safe-fs.js";
+import { specialFile } from "./errors.js";
 import { makeDirectory } from "./mkdir.js";
 import { fsError } from "./writer.js";
 
@@ -31,6 +33,9 @@ export function resolveDestination(output: string | undefined, cwd: string): Des
   if (name === "" || name === "." || name === "..") {
     throw new UsageError(`-o ${output} does not name a file`);
   }
+  // Refused before anything is created next to it (a device is never a download's target).
+  const st = lstatIfExists(abs);
+  if (st && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) throw specialFile(abs);
   const dir = dirname(abs);
   ensureDir(dir);
   return { kind: "file", dir, fileName: name };

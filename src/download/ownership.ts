@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
-import { fileExists } from "./errors.js";
+import { fileExists, specialFile } from "./errors.js";
 import { fallbackFileName } from "./names.js";
 import { type ItemRef, readState, type StateFile, type StateItem, sameItem } from "./state.js";
 
@@ -66,8 +66,9 @@ function heldByOther(path: string, holder: StateItem, userChosen: boolean): File
  * What is at a destination before its bytes are fetched: `free` (nothing), `ours` (the file
  * this item's record names, even if it became a symlink: it is replaced, never followed), or
  * `foreign` (a regular file no record owns: compared once the served bytes are in). Throws
- * `file_exists` (exit 8) for a directory, and, without `force`, for a symlink or other special
- * file no record owns (never read through).
+ * `special_file` (exit 8) for a device, FIFO or socket, even with `force`; `file_exists`
+ * (exit 8) for a directory, and, without `force`, for a symlink no record owns (never read
+ * through).
  */
 export function checkDestination(
   dir: string,
@@ -80,6 +81,7 @@ export function checkDestination(
   const st = lstatIfExists(path);
   if (!st) return "free";
   if (st.isDirectory()) throw fileExists(path, "is a directory");
+  if (!st.isFile() && !st.isSymbolicLink()) throw specialFile(path);
   const rec = state.items[name];
   if (rec && sameItem(rec, item)) return "ours";
   if (rec && force) return "ours";

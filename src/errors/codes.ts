@@ -315,6 +315,11 @@ export const CODES = {
   // --- the local file system ---
   file_exists: local((c) => otherDestination(c)),
   not_ours: local((c) => otherDestination(c)),
+  special_file: local((c) =>
+    c.has("--output")
+      ? "Give -o a file path or a directory; to throw the bytes away or pipe them, use -o - (e.g. `-o - > /dev/null`)."
+      : "Move it away: svc-dl only writes regular files.",
+  ),
   locked: local(
     (c) =>
       `Wait for the other run to finish${c.has("--wait-lock") ? " (or pass --wait-lock SECONDS to wait for it)" : ""}, or use another directory. A lock left by a crashed run expires by itself.`,

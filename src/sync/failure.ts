@@ -12,24 +12,28 @@ import type { PackEdition, SyncItemError } from "./types.js";
  */
 export type FailureHandling = "stop" | "unavailable" | "item";
 
+/** File-system failures that concern one destination only, not the directory or the disk. */
+const ITEM_LEVEL_FS_CODES = new Set(["file_exists", "special_file"]);
+
 /**
  * Classifies an error thrown while syncing one item:
  * - `stop` for account-level API codes (any 401 code, `api_disabled`, `not_eligible`, `blocked`;
  *   src/errors/api-codes.ts `isAccountLevelCode`), and for failures that would hit every later
  *   item the same way: `insufficient_scope` (the key lacks `downloads:read`), `rate_limited`
  *   past `--max-wait`, an interruption (SIGINT/SIGTERM), a local file-system failure other than
- *   `file_exists` (no space, no permission, state file unreadable), and anything that is not an
- *   SvcError (a bug);
+ *   `file_exists` and `special_file` (no space, no permission, state file unreadable), and
+ *   anything that is not an SvcError (a bug);
  * - `unavailable` for `file_unavailable` on the authoring edition ("no authoring edition");
  * - `item` for everything else (`not_entitled`, `not_found`, `file_unavailable` on the standard
- *   edition, `corrupt_download`, `file_exists`, server or network failure after retries).
+ *   edition, `corrupt_download`, `file_exists`, `special_file`, server or network failure after
+ *   retries).
  */
 export function classifyFailure(err: unknown, edition: PackEdition): FailureHandling {
   if (!(err instanceof SvcError)) return "stop";
   if (err instanceof InterruptedError) return "stop";
   if (isAccountLevelCode(err.code)) return "stop";
   if (err.code === "insufficient_scope" || err.code === "rate_limited") return "stop";
-  if (err instanceof FileSystemError && err.code !== "file_exists") return "stop";
+  if (err instanceof FileSystemError && !ITEM_LEVEL_FS_CODES.has(err.code)) return "stop";
   if (err.code === "file_unavailable" && edition === "authoring") return "unavailable";
   return "item";
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -44,5 +45,15 @@ describe("resolveDestination (cli-contract: Downloads, -o PATH)", () => {
     }
     expect(caught).toBeInstanceOf(SvcError);
     expect((caught as SvcError).exitCode).toBe(2);
+  });
+
+  it("a FIFO (or device, or socket) is refused with special_file (exit 8), creating nothing", () => {
+    const dir = cwd();
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    expect(() => resolveDestination("pipe", dir)).toThrow(
+      expect.objectContaining({ code: "special_file", exitCode: 8 }),
+    );
+    expect(readdirSync(dir)).toEqual(["pipe"]);
+    expect(lstatSync(join(dir, "pipe")).isFIFO()).toBe(true);
   });
 });

@@ -68,6 +68,9 @@ describe("classifyFailure (cli-contract: packs sync)", () => {
     expect(classifyFailure(new FileSystemError("f", { code: "file_exists" }), "standard")).toBe(
       "item",
     );
+    expect(classifyFailure(new FileSystemError("f", { code: "special_file" }), "standard")).toBe(
+      "item",
+    );
     expect(classifyFailure(new NetworkError("n"), "standard")).toBe("item");
   });
 
