@@ -29,7 +29,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     },
   );
   if (argv[0] === "help" && argv.length === 2 && argv[1] !== undefined) {
-    const { helpTopic } = await import("./commands/help-topics.js");
+    const { helpTopic } = await import("./help-topics.js");
     const topic = helpTopic(argv[1]);
     if (topic !== undefined) {
       ctx.io.stdout.write(topic);

@@ -1,5 +1,6 @@
 import { Command, type Option } from "commander";
 import { UsageError } from "../errors/usage-error.js";
+import { HELP_TOPIC_NAMES } from "../help-topics.js";
 import { examples, type OpenSession } from "./command-kit.js";
 import { SETTABLE } from "./config/settable.js";
 
@@ -57,6 +58,27 @@ function collect(cmd: Command, path: string[], out: Node[]): Node[] {
   });
   for (const sub of subs) collect(sub, [...path, sub.name()], out);
   return out;
+}
+
+/**
+ * Adds `help` (commander's implicit command) to the root, completing to the commands and the
+ * help topics (`svc-dl help exit-codes`).
+ */
+function withHelp(nodes: Node[]): Node[] {
+  const [root, ...rest] = nodes;
+  if (!root) return nodes;
+  const help: Node = {
+    path: [...root.path, "help"],
+    description: "show help for a command or a topic",
+    subcommands: [],
+    options: [],
+    argValues: [...root.subcommands.map((s) => s.name), ...HELP_TOPIC_NAMES],
+  };
+  const withSub = {
+    ...root,
+    subcommands: [...root.subcommands, { name: "help", description: help.description }],
+  };
+  return [withSub, ...rest, help];
 }
 
 function firstLine(text: string): string {
@@ -240,7 +262,7 @@ function fishScript(nodes: Node[]): string {
  * shell other than bash, zsh or fish.
  */
 export function completionScript(root: Command, shell: string): string {
-  const nodes = collect(root, [root.name()], []);
+  const nodes = withHelp(collect(root, [root.name()], []));
   if (shell === "bash") return bashScript(nodes);
   if (shell === "zsh") return zshScript(nodes);
   if (shell === "fish") return fishScript(nodes);

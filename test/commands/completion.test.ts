@@ -50,6 +50,9 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     ]);
     expect(probe(["svc-dl", "completion", "z"])).toEqual(["zsh"]);
     expect(probe(["svc-dl", "config", "set", "ba"])).toEqual(["base-url"]);
+    expect(probe(["svc-dl", "he"])).toEqual(["help"]);
+    expect(probe(["svc-dl", "help", "ex"])).toEqual(["exit-codes"]);
+    expect(probe(["svc-dl", "help", "pa"]).sort()).toEqual(["pack", "packs"]);
   });
 
   it("zsh and fish complete --edition values, shells and config keys", async () => {
@@ -59,6 +62,8 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const fish = (await runCommand(["completion", "fish"])).stdout;
     expect(fish).toMatch(/-l edition -x -a 'standard authoring'/);
     expect(fish).toContain("-a 'bash zsh fish'");
+    expect(fish).toMatch(/__fish_seen_subcommand_from help' -a '[^']*exit-codes environment'/);
+    expect(zsh).toContain("'exit-codes' 'environment'");
   });
 
   it("zsh and fish scripts name every command", async () => {

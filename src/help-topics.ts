@@ -1,5 +1,5 @@
-import { CODES } from "../errors/codes.js";
-import { EXIT_CODE_MEANINGS } from "../errors/exit-codes.js";
+import { CODES } from "./errors/codes.js";
+import { EXIT_CODE_MEANINGS } from "./errors/exit-codes.js";
 
 /**
  * `svc-dl help exit-codes`: every exit code with its meaning and the error codes that end with
