@@ -165,14 +165,17 @@ async function tryLock(
     if (takeover > 0 || (!orphan && (!owner || owner.host !== hostname() || isAlive(owner.pid)))) {
       return { owner };
     }
-    // The holder was killed without releasing: take the lock over (once).
+    // The holder was killed without releasing: take the lock over (once). Our intent comes
+    // first, so a run killed anywhere in the takeover still leaves a record naming a dead
+    // process beside the lock (removing the dead owner first left, for a moment, a lock with
+    // no record at all, which the next run had to treat as held).
+    markIntent();
     removeEntry(ownerPath);
     try {
       rmSync(lockPath, { recursive: true, force: true });
     } catch {
       return { owner };
     }
-    markIntent();
   }
   return {};
 }
