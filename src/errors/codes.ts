@@ -32,7 +32,8 @@ export interface CodeEntry {
 
 const KEYS_PAGE = "Account › Connections › API keys";
 const SUPPORT = "quote the request id to support if it persists";
-const AGAIN = "Partial data kept: run the same command again to resume from the bytes already saved.";
+const AGAIN =
+  "Partial data kept: run the same command again to resume from the bytes already saved.";
 
 /** Commands that download into files (and so keep partial data when interrupted). */
 const WRITES_FILES = new Set([
