@@ -19,14 +19,14 @@ export type {
   LockItem,
 } from "./install/types.js";
 export { defaultCacheDir } from "./library/cache-dir.js";
-export {
-  type CallOptions,
-  type ClientOptions,
-  createClient,
-  type DownloadOptions,
-  type InstallOptions,
-  type SvcDlClient,
-  type SyncOptions,
-} from "./library/client.js";
+export { createClient } from "./library/client.js";
 export type { ProgressCallback, ProgressEvent } from "./library/progress.js";
+export type {
+  CallOptions,
+  ClientOptions,
+  DownloadOptions,
+  InstallOptions,
+  SvcDlClient,
+  SyncOptions,
+} from "./library/types.js";
 export type { SyncDocument, SyncItemResult, SyncSummary } from "./sync/types.js";

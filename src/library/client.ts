@@ -1,10 +1,8 @@
 import { isAbsolute, join, resolve } from "node:path";
-import type { AssetRecord } from "../api/list-assets.js";
-import type { Me, Pack } from "../api/schemas.js";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
-import { type GetJsonDocument, toJsonDocument } from "../download/run-get.js";
+import { toJsonDocument } from "../download/run-get.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
@@ -13,120 +11,8 @@ import type { HttpClient } from "../http/client.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
 import { createHttpClient, createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
-import type { InstallDocument } from "../install/types.js";
-import type { SyncDocument } from "../sync/types.js";
-import { type ProgressCallback, progressFor } from "./progress.js";
-
-/** Options of {@link createClient}. */
-export interface ClientOptions {
-  /** The service address (the spec's `{base_url}`, without `/api`); `http://` only for loopback hosts. */
-  baseUrl: string | URL;
-  /** The API key (`svc_live_…`). Optional: only operations that make a request need it. */
-  apiKey?: string | undefined;
-  /**
-   * Proxy for every request, API and CDN alike (`http://host:port`; https goes through a
-   * `CONNECT` tunnel, so the proxy never sees the key). Overrides proxy variables of `env`.
-   */
-  proxy?: string | undefined;
-  /** PEM file of extra trusted CA certificates (absolute, or relative to `process.cwd()`). */
-  caFile?: string | undefined;
-  /**
-   * The environment the network settings may come from, as the CLI reads them
-   * (cli-contract "Networks"): `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (lower-case wins) when
-   * `proxy` is not given, and `NODE_EXTRA_CA_CERTS` kept beside `caFile`. Default `{}`: the
-   * library never reads `process.env` on its own, so a proxy variable of the process is NOT
-   * used unless you opt in with `env: process.env` (or pass only the variables you want).
-   * Nothing else is read from it (no `SVC_API_KEY`, `SVC_BASE_URL`, `SVC_CA_FILE`).
-   */
-  env?: Readonly<Record<string, string | undefined>> | undefined;
-  /** Longest total wait on rate limits (429) per operation, in seconds; default 300. */
-  maxWaitSeconds?: number | undefined;
-  /** Notices (waits, retries, restarts) that the CLI prints on stderr; the library prints nothing. */
-  onNotice?: ((line: string) => void) | undefined;
-}
-
-/** Options every operation takes. */
-export interface CallOptions {
-  /** Cancels the operation; a download keeps its partial data (the next call resumes it). */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of `downloadPack` / `downloadAsset` (cli-contract "Downloads"). */
-export interface DownloadOptions extends CallOptions {
-  /** Output directory (absolute, or relative to `process.cwd()`); default the working directory. */
-  dir?: string | undefined;
-  /** Pack edition; default `standard` (ignored for assets). */
-  edition?: "standard" | "authoring" | undefined;
-  /** Overwrite a file svc-dl did not download, as `--force` does. */
-  force?: boolean | undefined;
-  /** Seconds to wait for another run's lock on `dir` (as `--wait-lock`); default 0: `locked` at once. */
-  waitLock?: number | undefined;
-  /** Progress of the file: `{ bytes, total }` (total undefined when the size is unknown). */
-  onProgress?: ProgressCallback | undefined;
-}
-
-/** Options of `sync` (cli-contract "packs sync"). */
-export interface SyncOptions extends CallOptions {
-  edition?: "standard" | "authoring" | "all" | undefined;
-  /** Re-validate complete packs with one conditional request each. */
-  refresh?: boolean | undefined;
-  /** Report what would be downloaded; download nothing. */
-  dryRun?: boolean | undefined;
-  /** Re-hash every recorded file and fetch again any that differs (as `--checksum`). */
-  checksum?: boolean | undefined;
-  /** Seconds to wait for another run's lock on `dir` (as `--wait-lock`); default 0. */
-  waitLock?: number | undefined;
-  /** Unpack each complete pack ZIP into `<dir>/<file name without .zip>/` (as `--extract`). */
-  extract?: boolean | undefined;
-  /** Shell globs of slugs to keep (as `--include`, repeatable); none keeps every pack. */
-  include?: readonly string[] | undefined;
-  /** Shell globs of slugs to leave out (as `--exclude`; wins over include). */
-  exclude?: readonly string[] | undefined;
-  /** Keep only packs with any of these categories, any case (as `--category`). */
-  categories?: readonly string[] | undefined;
-  onProgress?: ProgressCallback | undefined;
-}
-
-/** Options of `install` (cli-contract "Manifest, lock and cache"). */
-export interface InstallOptions extends CallOptions {
-  /** The manifest file; default `svc-dl.json` in `cwd`. */
-  manifest?: string | undefined;
-  /** Directory a relative `manifest` is resolved against; default `process.cwd()`. */
-  cwd?: string | undefined;
-  /** Never write the lock; drift from it throws `lock_mismatch` (exitCode 9). */
-  frozen?: boolean | undefined;
-  /**
-   * The download cache directory. The library never reads `SVC_DL_CACHE_DIR` itself: pass
-   * `defaultCacheDir()` (or any directory) to use a cache; omitted or false, no cache.
-   */
-  cacheDir?: string | false | undefined;
-  /** Extract every pack once verified (into `<dir>/<file name without .zip>/`; ZIP kept). */
-  extract?: boolean | undefined;
-  /** Seconds to wait for another run's lock on the manifest's `dir`; default 0. */
-  waitLock?: number | undefined;
-  onProgress?: ProgressCallback | undefined;
-}
-
-/** The client of {@link createClient}; every method's result is the CLI's `--json` document. */
-export interface SvcDlClient {
-  /** `GET /v1/me`: `{ account, entitlements, key }` (as `whoami --json`). */
-  whoami(opts?: CallOptions): Promise<Me>;
-  /** Every owned pack, all pages, as received (as `packs list --json`). */
-  listPacks(opts?: CallOptions): Promise<Pack[]>;
-  /** Every asset record of `GET /v1/assets`, all pages, as received (as `assets list --json`). */
-  listAssets(opts?: CallOptions): Promise<AssetRecord[]>;
-  /** Downloads a pack ZIP into `opts.dir` (as `pack get --json`). */
-  downloadPack(slug: string, opts?: DownloadOptions): Promise<GetJsonDocument>;
-  /** Downloads an asset GLB into `opts.dir` (as `asset get --json`). */
-  downloadAsset(slug: string, opts?: DownloadOptions): Promise<GetJsonDocument>;
-  /** Makes `dir` hold every owned pack (as `packs sync --json`; failed items have status `failed`). */
-  sync(dir: string, opts?: SyncOptions): Promise<SyncDocument>;
-  /**
-   * Installs what the manifest declares (as `install --json`). Throws an error with `document`
-   * (the run's document) for `lock_mismatch` (exitCode 9) and `install_incomplete` (exitCode 1).
-   */
-  install(opts?: InstallOptions): Promise<InstallDocument>;
-}
+import { progressFor } from "./progress.js";
+import type { ClientOptions, DownloadOptions, SvcDlClient } from "./types.js";
 
 /**
  * Creates a client of the asset download service for Node programs (cli-contract "Library"),
