@@ -1,7 +1,7 @@
 /**
  * Public types of svc-dl-mock, the local mock of the asset download service
  * (`shared/spec/asset-download-service.md`). Everything here is part of the
- * programmatic API agreed in `notes/mock-api.md`.
+ * programmatic API agreed in `docs/mock-service.md`.
  */
 import type { HostileArchiveKind } from "./hostile-zip.js";
 
@@ -26,7 +26,7 @@ export type Edition = "standard" | "authoring";
 export type Availability = "published" | "coming-soon" | "archived";
 
 /**
- * Fault injection (notes/mock-api.md). All optional; a `count` means "the first
+ * Fault injection (docs/mock-service.md, "Fault injection"). All optional; a `count` means "the first
  * K matching responses", after which the mock behaves normally again. Setting
  * faults with `set({ faults })` replaces the previous faults and resets counters.
  */

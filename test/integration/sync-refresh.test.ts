@@ -7,7 +7,7 @@ import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
 
-/** `packs sync --refresh` (issue 6 item 3): one conditional request per pack; changed packs replaced whole. */
+/** `packs sync --refresh`: one conditional request per pack; changed packs replaced whole. */
 
 interface SyncDoc {
   items: { slug: string; status: string; reason: string | null; sha256: string | null }[];

@@ -7,7 +7,7 @@ import type { MockService, RequestLogEntry } from "../../src/mock-server/types.j
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
 
-/** `packs sync` at scale (issue 6 item 6 and "Done when"): paced by the download budget; 200 complete packs cost 2 list requests. */
+/** `packs sync` at scale: paced by the download budget; 200 complete packs cost 2 list requests. */
 
 let mock: MockService | undefined;
 afterEach(async () => {

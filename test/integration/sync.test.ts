@@ -7,7 +7,7 @@ import type { MockService, RequestLogEntry } from "../../src/mock-server/types.j
 import { runCli } from "../helpers/cli.js";
 import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 
-/** `packs sync` core rules (issue 6): fresh, idempotent, missing/truncated, dry run, editions, output. */
+/** `packs sync` core rules: fresh, idempotent, missing/truncated, dry run, editions, output. */
 
 let mock: MockService;
 let env: Record<string, string>;

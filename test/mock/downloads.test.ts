@@ -1,4 +1,4 @@
-/** Downloads (spec, pack and asset download; issue 3 item 4): redirect, signed CDN URLs, ETag, Range, 304. */
+/** Downloads (spec, pack and asset download): redirect, signed CDN URLs, ETag, Range, 304. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { call, cdnUrlFor, errorOf, sha256 } from "./helpers.js";

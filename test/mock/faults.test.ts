@@ -1,4 +1,4 @@
-/** Fault injection (notes/mock-api.md `Faults`). */
+/** Fault injection (docs/mock-service.md, "Fault injection"). */
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";

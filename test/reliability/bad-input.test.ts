@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 4 (first part): bad input from the user. Slugs, keys, base URLs and flag
+ * bad input from the user. Slugs, keys, base URLs and flag
  * combinations each get a clear error with the contract's exit code — and, where the input is
  * refused locally, no request at all; where it is passed on, the service's own 404. Nothing is
  * ever written outside the output directory, and no key is echoed.

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 4 (second part): the local file system fails. Unwritable output directories
+ * the local file system fails. Unwritable output directories
  * (made so in ways that hold for root too: a path under a regular file, `.svc-dl` taken by a
  * file, a read-only tmpfs) and a full disk (a small tmpfs when this machine allows mounting, and
  * always an injected ENOSPC) each end with exit 8 and the right code, keep any partial data, and

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 1: the fault matrix against the mock service over real HTTP. Every row runs the
+ * the fault matrix against the mock service over real HTTP. Every row runs the
  * built CLI (`--json`) against its own mock with one fault set, states its one accepted outcome
  * (exit 0 with a byte-identical file, or an exact exit code and error code), and afterwards
  * checks the promise: the final path never holds a partial or corrupt file, the state file

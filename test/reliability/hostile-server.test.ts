@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 3: a hostile server. File names from Content-Disposition that try to leave the
+ * a hostile server. File names from Content-Disposition that try to leave the
  * output directory or to be devices; redirects to other origins (which must never see the API
  * key or the license key, in any header, the URL or a body); https→http; huge and endless
  * response heads; bodies larger than declared. After every case the directory around the

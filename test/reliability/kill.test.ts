@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2: SIGKILL at random points. A throttled multi-MiB pack download is killed 20
+ * SIGKILL at random points. A throttled multi-MiB pack download is killed 20
  * times at points drawn from a seeded PRNG (the seed is printed; set RELIABILITY_SEED to replay
  * one) and re-run each time; the last run must end byte-identical. A watcher checks the final
  * path during the whole test: whenever it exists it holds the complete, identical file. A second

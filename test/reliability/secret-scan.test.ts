@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 5: the secret scan. `runCli` scans every run's stdout and stderr for every
+ * the secret scan. `runCli` scans every run's stdout and stderr for every
  * registered full key; the reliability suite's `run()` also scans every file under the run's
  * directory and its config directory (state files, partial metadata, lock records, config).
  * These tests prove the scans can fail (a planted key is caught), that a full workflow writes

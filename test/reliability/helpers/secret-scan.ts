@@ -32,7 +32,7 @@ function configTextToScan(raw: string): string {
 }
 
 /**
- * The secret scan of files (issue 8 item 5): reads every regular file under `root` (state
+ * The secret scan of files: reads every regular file under `root` (state
  * files, partial metadata, lock records, downloads, config files) and throws, via the shared
  * `assertNoSecrets`, when any registered full API key or license key appears. A file named
  * `config.json` outside `.svc-dl/` is the config store: the API keys `auth login` stored per
