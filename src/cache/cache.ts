@@ -6,12 +6,12 @@ import {
   lstatSync,
   mkdirSync,
   readdirSync,
-  renameSync,
   rmSync,
 } from "node:fs";
 import { join } from "node:path";
 import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { durableRename } from "../io/durable.js";
 
 /** Subdirectory of the cache holding files by SHA-256 (`sha256/ab/abcdef…`). */
 const BY_HASH = "sha256";
@@ -129,7 +129,7 @@ export class ContentCache {
         onProblem?.(`not cached: ${src} changed while it was being copied`);
         return false;
       }
-      renameSync(tmp, entry);
+      durableRename(tmp, entry); // src/io/durable.ts
       return true;
     } catch (err) {
       rmSync(tmp, { force: true });

@@ -1,7 +1,8 @@
-import { renameSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
+import { durableRename } from "../io/durable.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { corruptDownload } from "./errors.js";
@@ -226,7 +227,7 @@ export async function commitDownload(
   const replacing = lstatIfExists(finalPath) !== undefined;
   if (!replacing) await writeState(opts.dir, state);
   try {
-    renameSync(paths.data, finalPath);
+    durableRename(paths.data, finalPath);
   } catch (err) {
     throw fsError(`cannot move the download to ${finalPath}`, err);
   }

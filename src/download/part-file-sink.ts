@@ -1,6 +1,7 @@
 import { FileSystemError } from "../errors/file-system-error.js";
 import type { HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
+import { syncFileAsync } from "../io/durable.js";
 import type { FileProgress } from "../io/progress.js";
 import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
 import { isStrongEtag } from "./fetch-body.js";
@@ -15,7 +16,7 @@ import {
   writePartialMeta,
 } from "./partial.js";
 import type { ItemRef } from "./state.js";
-import { type HashingFileWriter, openHashingWriter } from "./writer.js";
+import { fsError, type HashingFileWriter, openHashingWriter } from "./writer.js";
 
 /** A complete file in the part file, ready to be checked and renamed into place. */
 export interface CompletePart {
@@ -90,6 +91,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     this.#chainStart ??= total;
     const writer = openHashingWriter(this.paths.data, total);
     writer.close();
+    await this.#makeDurable(writer);
     this.#opts.progress.start({ name, total, offset: total, ...this.#label() });
     return {
       name,
@@ -169,6 +171,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     const writer = this.#writer;
     if (!writer || this.#name === undefined) throw new Error("finish before begin");
     writer.close();
+    await this.#makeDurable(writer);
     return {
       name: this.#name,
       bytes: writer.bytes,
@@ -177,6 +180,16 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       resumedFrom: this.#chainStart ?? 0,
       response: res,
     };
+  }
+
+  /** The part's bytes on the disk before the engine renames it (src/io/durable.ts). */
+  async #makeDurable(writer: HashingFileWriter): Promise<void> {
+    await writer.settled();
+    try {
+      await syncFileAsync(this.paths.data);
+    } catch (err) {
+      throw fsError(`cannot write ${this.paths.data}`, err);
+    }
   }
 
   #label(): { label?: string } {

@@ -1,6 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync, writevSync } from "node:fs";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { BackgroundSync, type DurableFs, SYNC_EVERY_BYTES } from "../io/durable.js";
 
 /** How a {@link HashingFileWriter} batches its writes. */
 export interface WriterTuning {
@@ -8,6 +9,10 @@ export interface WriterTuning {
   batchBytes: number;
   /** Longest time gathered bytes wait on a slow connection, in ms; default 500. */
   maxDelayMs: number;
+  /** Bytes between two background `fdatasync` calls; default 64 MiB (src/io/durable.ts). */
+  syncEveryBytes?: number;
+  /** The flush and close calls (tests record their order); default `node:fs`. */
+  fs?: DurableFs;
 }
 
 /** Default {@link WriterTuning}. */
@@ -29,8 +34,16 @@ export interface HashingFileWriter {
   write(chunk: Buffer): void;
   /** Writes out the gathered bytes. */
   flush(): void;
-  /** Flushes and closes the fd (idempotent; never throws after a failure was already thrown). */
+  /**
+   * Flushes and closes the fd (idempotent; never throws after a failure was already thrown).
+   * A background `fdatasync` still queued delays the close until it returns.
+   */
   close(): void;
+  /**
+   * Waits for a background `fdatasync` still queued; throws FileSystemError (exit 8) when one
+   * failed. The caller then makes the file durable (`syncFileAsync`, src/io/durable.ts).
+   */
+  settled(): Promise<void>;
   /** Lower-case hex SHA-256 of everything written so far (call once, after `close`). */
   digest(): string;
   /** Bytes in the file: the existing part plus everything written or gathered. */
@@ -63,6 +76,12 @@ export function openHashingWriter(
       throw fsError(`cannot read ${path}`, err);
     }
   }
+  const sync = new BackgroundSync(
+    fd,
+    position,
+    tuning.syncEveryBytes ?? SYNC_EVERY_BYTES,
+    tuning.fs,
+  );
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let closed = false;
@@ -94,6 +113,7 @@ export function openHashingWriter(
       throw fsError(`cannot write ${path}`, err);
     }
     position += length;
+    sync.wrote(position);
   };
 
   return {
@@ -115,7 +135,14 @@ export function openHashingWriter(
       try {
         flush();
       } finally {
-        closeSync(fd);
+        sync.close();
+      }
+    },
+    async settled() {
+      try {
+        await sync.settled();
+      } catch (err) {
+        throw fsError(`cannot write ${path}`, err);
       }
     },
     digest() {

@@ -1,7 +1,8 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { STATE_DIR, stateDirOf } from "../download/state.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { syncDir, syncTree } from "../io/durable.js";
 import { carryOver } from "./carry-over.js";
 import { extractFsError, unsafeArchive } from "./errors.js";
 import { inspectArchive } from "./inspect.js";
@@ -112,6 +113,11 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
         newDirs: new Set(written.dirs),
       });
     }
+    try {
+      await syncTree(next, written); // durable before the swap (src/io/durable.ts)
+    } catch (err) {
+      throw extractFsError(`cannot write ${next}`, err);
+    }
     swapInto(target, next, aside, current);
   } catch (err) {
     rmSync(next, { recursive: true, force: true });
@@ -178,6 +184,8 @@ function swapInto(target: string, next: string, aside: string, hasOld: boolean):
       if (hasOld) renameSync(aside, target);
       throw err;
     }
+    syncDir(dirname(target));
+    syncDir(dirname(next));
   } catch (err) {
     throw extractFsError(`cannot move the extracted folder into ${target}`, err);
   }

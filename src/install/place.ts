@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { lstatSync, renameSync, rmSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
 import { makeDirectory } from "../download/mkdir.js";
 import { readState, STATE_DIR, sameItem, writeState } from "../download/state.js";
 import { fsError, hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { durableRename } from "../io/durable.js";
 import type { ItemKey, LockItem } from "./types.js";
 
 /**
@@ -118,7 +119,7 @@ async function moveIntoPlace(
   // As the engine does: a new file is recorded before it appears, a replaced one after.
   if (!replacing) await record(dir, item, lock);
   try {
-    renameSync(src, dest);
+    durableRename(src, dest);
   } catch (err) {
     rmSync(src, { force: true });
     throw fsError(`cannot move the file to ${dest}`, err);
