@@ -15,7 +15,7 @@ import { legacyCommand } from "./commands/legacy/get.js";
 import { packCommand } from "./commands/pack/get.js";
 import { packsListCommand } from "./commands/packs/list.js";
 import { packsSyncCommand } from "./commands/packs/sync.js";
-import { verifyCommand } from "./commands/verify.js";
+import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
 import { loadColour } from "./io/colour.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";

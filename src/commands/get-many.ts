@@ -1,11 +1,11 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import type { DownloadResult, DownloadSource } from "../download/engine.js";
-import type { ItemRef } from "../download/state.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient } from "../http/client.js";
+import type { ItemRef } from "../outdir/state.js";
 import type { Session } from "../session.js";
 import type { SyncItemError } from "../sync/types.js";
 
@@ -82,9 +82,9 @@ export async function runGetMany(
 ): Promise<GetManyDocument> {
   const [{ resolveDestination }, { downloadItem }, { acquireDirLock }, failure] = await Promise.all(
     [
-      import("../download/destination.js"),
+      import("../outdir/destination.js"),
       import("../download/engine.js"),
-      import("../download/lock.js"),
+      import("../outdir/lock.js"),
       import("../sync/failure.js"),
     ],
   );

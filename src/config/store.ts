@@ -2,9 +2,9 @@ import { chmodSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Conf from "conf";
 import envPaths from "env-paths";
-import { makeDirectory } from "../download/mkdir.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { makeDirectory } from "../io/mkdir.js";
 import { ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */

@@ -1,18 +1,15 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { fsError } from "../errors/fs-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
 import { lstatIfExists } from "../io/safe-fs.js";
-import { corruptDownload } from "./errors.js";
-import { type DownloadSource, fetchBody, interruptedReason } from "./fetch-body.js";
-import { checkFileFormat, type FileFormat } from "./format.js";
-import { checkRecordedFile, regularFileMtime, restampRecord } from "./local-file.js";
-import { acquireDirLock, type DirLock } from "./lock.js";
-import { chooseDestination, recordOf, settleDestination } from "./ownership.js";
-import { type CompletePart, PartFileSink } from "./part-file-sink.js";
-import { type PartialPaths, removePartial, setFinalFileMode } from "./partial.js";
+import { checkRecordedFile, regularFileMtime, restampRecord } from "../outdir/local-file.js";
+import { acquireDirLock, type DirLock } from "../outdir/lock.js";
+import { chooseDestination, recordOf, settleDestination } from "../outdir/ownership.js";
+import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/partial.js";
 import {
   findRecorded,
   type ItemRef,
@@ -21,8 +18,11 @@ import {
   type StateItem,
   sameItem,
   writeState,
-} from "./state.js";
-import { fsError } from "./writer.js";
+} from "../outdir/state.js";
+import { corruptDownload } from "./errors.js";
+import { type DownloadSource, fetchBody, interruptedReason } from "./fetch-body.js";
+import { checkFileFormat, type FileFormat } from "./format.js";
+import { type CompletePart, PartFileSink } from "./part-file-sink.js";
 
 export {
   type DownloadSource,
@@ -149,7 +149,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const { dir } = opts;
   const force = opts.force === true;
-  // One name, one item; untrusted destinations (src/download/ownership.ts).
+  // One name, one item; untrusted destinations (src/outdir/ownership.ts).
   const destination = (server: string | undefined): string =>
     chooseDestination(dir, item, { fixed: opts.fileName, server }, force);
   if (opts.fileName !== undefined) destination(undefined);

@@ -1,11 +1,10 @@
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import type { HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import { syncFileAsync } from "../io/durable.js";
 import type { FileProgress } from "../io/progress.js";
-import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
-import { isStrongEtag } from "./fetch-body.js";
-import { nameFromContentDisposition } from "./names.js";
+import { nameFromContentDisposition } from "../outdir/names.js";
 import {
   type PartialMeta,
   type PartialPaths,
@@ -14,9 +13,11 @@ import {
   readPartial,
   removePartial,
   writePartialMeta,
-} from "./partial.js";
-import type { ItemRef } from "./state.js";
-import { fsError, type HashingFileWriter, openHashingWriter } from "./writer.js";
+} from "../outdir/partial.js";
+import type { ItemRef } from "../outdir/state.js";
+import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
+import { isStrongEtag } from "./fetch-body.js";
+import { type HashingFileWriter, openHashingWriter } from "./writer.js";
 
 /** A complete file in the part file, ready to be checked and renamed into place. */
 export interface CompletePart {

@@ -1,7 +1,7 @@
 import type { HttpClient, HttpResponse } from "../http/client.js";
+import type { StateItem } from "../outdir/state.js";
 import type { BodyHead, DownloadSink, DownloadSource } from "./fetch-body.js";
 import { fetchBody, interruptedReason } from "./fetch-body.js";
-import type { StateItem } from "./state.js";
 
 /** Outcome of {@link checkUpstream}: `unchanged` (304 or same ETag) or `changed` (new ETag). */
 export interface UpstreamCheck {

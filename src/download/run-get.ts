@@ -3,16 +3,16 @@ import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import { refuseBinaryToTerminal } from "../io/binary-guard.js";
 import type { GetJsonDocument } from "../model.js";
+import { resolveDestination } from "../outdir/destination.js";
+import { acquireDirLock } from "../outdir/lock.js";
+import type { ItemRef } from "../outdir/state.js";
 import type { Session } from "../session.js";
-import { resolveDestination } from "./destination.js";
 import {
   type DownloadResult,
   type DownloadSource,
   downloadItem,
   interruptedReason,
 } from "./engine.js";
-import { acquireDirLock } from "./lock.js";
-import type { ItemRef } from "./state.js";
 import { downloadToStream } from "./stdout.js";
 
 export type { GetJsonDocument } from "../model.js";

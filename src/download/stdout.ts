@@ -5,6 +5,8 @@ import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
+import { fallbackFileName, nameFromContentDisposition } from "../outdir/names.js";
+import type { ItemRef } from "../outdir/state.js";
 import { type DownloadResult, formatOf } from "./engine.js";
 import { corruptDownload } from "./errors.js";
 import {
@@ -17,8 +19,6 @@ import {
   type ResumePoint,
 } from "./fetch-body.js";
 import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
-import { fallbackFileName, nameFromContentDisposition } from "./names.js";
-import type { ItemRef } from "./state.js";
 
 /** Options of {@link downloadToStream}. */
 export interface StreamDownloadOptions extends ItemRef {

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync, writevSync } from "node:fs";
-import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { BackgroundSync, type DurableFs, SYNC_EVERY_BYTES } from "../io/durable.js";
 
 /** How a {@link HashingFileWriter} batches its writes. */
@@ -174,26 +174,4 @@ export function hashFile(path: string): { sha256: string; bytes: number } {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Maps a file-system error to FileSystemError with a code the user can act on. */
-export function fsError(what: string, err: unknown): FileSystemError {
-  const code = (err as NodeJS.ErrnoException).code;
-  const local =
-    code === "ENOSPC" || code === "EDQUOT"
-      ? "no_space"
-      : code === "EACCES" || code === "EPERM" || code === "EROFS"
-        ? "permission_denied"
-        : "write_failed";
-  const hint =
-    local === "no_space"
-      ? "Free some disk space and run the same command again; the partial data is kept."
-      : local === "permission_denied"
-        ? "Check the permissions of the output directory, or choose another with -o."
-        : undefined;
-  return new FileSystemError(`${what}: ${(err as Error).message}`, {
-    code: local,
-    ...(hint ? { hint } : {}),
-    cause: err,
-  });
 }

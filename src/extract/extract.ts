@@ -1,8 +1,8 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { STATE_DIR, stateDirOf } from "../download/state.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { syncDir, syncTree } from "../io/durable.js";
+import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { carryOver } from "./carry-over.js";
 import { extractFsError, unsafeArchive } from "./errors.js";
 import { inspectArchive } from "./inspect.js";

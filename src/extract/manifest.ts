@@ -1,9 +1,9 @@
 import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { safeBaseName } from "../download/names.js";
-import { STATE_DIR, stateDirOf } from "../download/state.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { safeBaseName } from "../outdir/names.js";
+import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { checkEntryName } from "./entry-names.js";
 
 /** File in `<dir>/.svc-dl/` that lists what `--extract` put into each folder. */

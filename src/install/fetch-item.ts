@@ -7,12 +7,12 @@ import { listPacks } from "../api/list-packs.js";
 import { packDownloadSource } from "../api/pack-download-source.js";
 import type { Pack } from "../api/schemas.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
-import { makeDirectory } from "../download/mkdir.js";
-import { stateDirOf } from "../download/state.js";
-import { fsError } from "../download/writer.js";
+import { fsError } from "../errors/fs-error.js";
 import { HttpClient } from "../http/client.js";
 import type { NetworkSettings } from "../http/dispatcher.js";
+import { makeDirectory } from "../io/mkdir.js";
 import type { FileProgress } from "../io/progress.js";
+import { stateDirOf } from "../outdir/state.js";
 import type { ItemKey } from "./types.js";
 
 export type { DownloadResult } from "../download/engine.js";

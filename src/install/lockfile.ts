@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { safeBaseName } from "../download/names.js";
-import { fsError } from "../download/writer.js";
+import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { safeBaseName } from "../outdir/names.js";
 import type { ItemKey, LockFile, LockItem } from "./types.js";
 
 /** Name of the lock file, written beside the manifest. */

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
-import { makeDirectory } from "../download/mkdir.js";
-import { readState, STATE_DIR, sameItem, writeState } from "../download/state.js";
-import { fsError, hashFile } from "../download/writer.js";
+import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
+import { makeDirectory } from "../io/mkdir.js";
+import { readState, STATE_DIR, sameItem, writeState } from "../outdir/state.js";
 import type { ItemKey, LockItem } from "./types.js";
 
 /**

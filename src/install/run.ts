@@ -1,10 +1,10 @@
 import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ContentCache } from "../cache/cache.js";
-import { acquireDirLock } from "../download/lock.js";
-import { STATE_DIR } from "../download/state.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { acquireDirLock } from "../outdir/lock.js";
+import { STATE_DIR } from "../outdir/state.js";
 import { classifyFailure, itemError } from "../sync/failure.js";
 import { extractInstalledPack } from "./extract.js";
 import type { ItemFetcher } from "./fetch-item.js";

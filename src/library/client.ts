@@ -82,7 +82,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
 
   const download = (kind: "pack" | "asset", slug: string, opts: DownloadOptions = {}) =>
     call(opts.signal, async (client) => {
-      const { validateSlug } = await import("../download/names.js");
+      const { validateSlug } = await import("../outdir/names.js");
       validateSlug(slug, `${kind} slug`);
       const fetcher = createItemFetcher({
         client: async () => client(),

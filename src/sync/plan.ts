@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { checkRecordedFile } from "../download/local-file.js";
-import { findRecorded, type StateFile, type StateItem } from "../download/state.js";
 import { lstatIfExists } from "../io/safe-fs.js";
+import { checkRecordedFile } from "../outdir/local-file.js";
+import { findRecorded, type StateFile, type StateItem } from "../outdir/state.js";
 import type { FetchReason, SyncReason, SyncTarget } from "./types.js";
 
 /**

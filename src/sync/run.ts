@@ -1,14 +1,14 @@
 import { join } from "node:path";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
-import { restampRecord } from "../download/local-file.js";
-import { acquireDirLock, type DirLock } from "../download/lock.js";
 import { checkUpstream } from "../download/revalidate.js";
-import { readState } from "../download/state.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
+import { restampRecord } from "../outdir/local-file.js";
+import { acquireDirLock, type DirLock } from "../outdir/lock.js";
+import { readState } from "../outdir/state.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { checkStateDir, ensureStateDir, stateDirOf } from "../download/state.js";
-import { fsError } from "../download/writer.js";
+import { fsError } from "../errors/fs-error.js";
 import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
+import { checkStateDir, ensureStateDir, stateDirOf } from "../outdir/state.js";
 
 /** File in `<dir>/.svc-dl/` where `packs sync` remembers packs that have no authoring edition. */
 export const UNAVAILABLE_FILE = "sync-unavailable.json";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { acquireDirLock } from "../../src/download/lock.js";
+import { acquireDirLock } from "../../src/outdir/lock.js";
 import { CLI_BIN, tempConfigDir } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import { install, makeProject } from "./helpers.js";

@@ -17,8 +17,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { partialPaths } from "../../src/download/partial.js";
 import type { Faults, MockService } from "../../src/mock-server/types.js";
+import { partialPaths } from "../../src/outdir/partial.js";
 import { runCli } from "../helpers/cli.js";
 import {
   type ConvergeCtx,

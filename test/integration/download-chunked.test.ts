@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { partialPaths } from "../../src/download/partial.js";
+import { partialPaths } from "../../src/outdir/partial.js";
 import { registerSecret } from "../helpers/cli.js";
 import { run, sha256, sha256Of, spawnCli, tempDir } from "../reliability/helpers/harness.js";
 import {

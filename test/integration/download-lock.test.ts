@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireDirLock } from "../../src/download/lock.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { acquireDirLock } from "../../src/outdir/lock.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { envFor, tempDir } from "./download-helpers.js";
 

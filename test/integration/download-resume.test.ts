@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { partialPaths } from "../../src/download/partial.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { partialPaths } from "../../src/outdir/partial.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { cdnRequests, envFor, sha256Of, tempDir } from "./download-helpers.js";
 

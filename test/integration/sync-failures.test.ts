@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { acquireDirLock } from "../../src/download/lock.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
+import { acquireDirLock } from "../../src/outdir/lock.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { type SyncDoc, startSyncMock } from "./sync-helpers.js";
 

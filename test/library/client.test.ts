@@ -115,7 +115,7 @@ describe("library: createClient()", () => {
     const zip = doc.items[0]?.path ?? "";
     expect(existsSync(zip.replace(/\.zip$/, ""))).toBe(true);
     // a directory another run holds: `locked` at once with waitLock 0
-    const { acquireDirLock } = await import("../../src/download/lock.js");
+    const { acquireDirLock } = await import("../../src/outdir/lock.js");
     const held = await acquireDirLock(dir);
     try {
       await expect(client().sync(dir, { waitLock: 0 })).rejects.toMatchObject({ code: "locked" });

@@ -11,9 +11,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { partialPaths } from "../../src/download/partial.js";
 import type { Faults, MockService } from "../../src/mock-server/index.js";
 import { startMockService } from "../../src/mock-server/index.js";
+import { partialPaths } from "../../src/outdir/partial.js";
 import { registerSecret } from "../helpers/cli.js";
 import {
   envFor,

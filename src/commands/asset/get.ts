@@ -22,7 +22,7 @@ export async function runAssetGet(
   opts: AssetGetOptions,
 ): Promise<void> {
   const list = typeof slugs === "string" ? [slugs] : slugs;
-  const { validateSlug } = await import("../../download/names.js");
+  const { validateSlug } = await import("../../outdir/names.js");
   for (const slug of list) validateSlug(slug, "asset slug");
   const client = await session.http();
   const items = list.map((slug) => ({

@@ -64,7 +64,7 @@ export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Pr
   if (opts.edition !== undefined && opts.pack === undefined) {
     throw new UsageError("--edition applies only to --pack");
   }
-  const { validateSlug } = await import("../../download/names.js");
+  const { validateSlug } = await import("../../outdir/names.js");
   const slug = validateSlug(
     opts.pack ?? opts.asset ?? "",
     opts.pack !== undefined ? "pack slug" : "asset slug",

@@ -31,7 +31,7 @@ export async function runPackGet(
   opts: PackGetOptions,
 ): Promise<void> {
   const list = typeof slugs === "string" ? [slugs] : slugs;
-  const { validateSlug } = await import("../../download/names.js");
+  const { validateSlug } = await import("../../outdir/names.js");
   for (const slug of list) validateSlug(slug, "pack slug");
   if (opts.extract === true && opts.output === "-") {
     const { UsageError } = await import("../../errors/usage-error.js");

@@ -12,8 +12,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { StateFile, StateItem } from "../../../src/download/state.js";
 import type { PackEdition } from "../../../src/model.js";
+import type { StateFile, StateItem } from "../../../src/outdir/state.js";
 import { type PlanOptions, planSync } from "../../../src/sync/plan.js";
 import type { SyncTarget } from "../../../src/sync/types.js";
 

@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
+import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { makeDirectory } from "../io/mkdir.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { specialFile } from "./errors.js";
-import { makeDirectory } from "./mkdir.js";
-import { fsError } from "./writer.js";
 
 /** Where a `get` writes (cli-contract "Downloads", `-o PATH`). */
 export type Destination =

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, closeSync } from "node:fs";
 import { join } from "node:path";
+import { fsError } from "../errors/fs-error.js";
 import {
   createPrivateFile,
   lstatIfExists,
@@ -10,7 +11,6 @@ import {
 } from "../io/safe-fs.js";
 import { isSafeBaseName } from "./names.js";
 import { type ItemRef, stateDirOf } from "./state.js";
-import { fsError } from "./writer.js";
 
 /**
  * Bookkeeping of an unfinished download, stored next to its data in `<dir>/.svc-dl/`:

@@ -5,7 +5,7 @@ import {
   nameFromContentDisposition,
   safeBaseName,
   validateSlug,
-} from "../../../src/download/names.js";
+} from "../../../src/outdir/names.js";
 
 describe("safeBaseName", () => {
   it.each([

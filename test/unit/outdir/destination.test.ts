@@ -3,8 +3,8 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveDestination } from "../../../src/download/destination.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
+import { resolveDestination } from "../../../src/outdir/destination.js";
 
 const cwd = () => mkdtempSync(join(tmpdir(), "svc-dl-dest-"));
 

@@ -4,7 +4,9 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
+import { makeDirectory } from "../io/mkdir.js";
 import {
   lstatIfExists,
   PRIVATE_DIR_MODE,
@@ -12,9 +14,7 @@ import {
   removeEntry,
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
-import { makeDirectory } from "./mkdir.js";
 import { ensureStateDir, stateDirOf } from "./state.js";
-import { fsError } from "./writer.js";
 
 /** A held directory lock; `release()` is idempotent and never throws. */
 export interface DirLock {

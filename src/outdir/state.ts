@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import {
   checkPrivateDir,
   ensurePrivateDir,
@@ -8,7 +9,6 @@ import {
 } from "../io/safe-fs.js";
 import type { ItemRef } from "../model.js";
 import { type Edition, type ItemKind, isSafeBaseName } from "./names.js";
-import { fsError } from "./writer.js";
 
 export type { ItemRef } from "../model.js";
 

@@ -1,9 +1,9 @@
-import type { HttpClient } from "../http/client.js";
-import type { FileProgress } from "../io/progress.js";
-import { type DownloadSource, downloadItem } from "./engine.js";
-import { acquireDirLock } from "./lock.js";
-import { type ItemRef, readState, type StateItem } from "./state.js";
-import { type VerifyItem, verifyRecord } from "./verify.js";
+import { type DownloadSource, downloadItem } from "../../download/engine.js";
+import type { HttpClient } from "../../http/client.js";
+import type { FileProgress } from "../../io/progress.js";
+import { acquireDirLock } from "../../outdir/lock.js";
+import { type ItemRef, readState, type StateItem } from "../../outdir/state.js";
+import { type VerifyItem, verifyRecord } from "../../outdir/verify.js";
 
 /** Options of {@link repairItems}. */
 export interface RepairOptions {

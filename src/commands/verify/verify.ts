@@ -1,7 +1,7 @@
 import { Command } from "commander";
-import type { VerifyItem } from "../download/verify.js";
-import type { Session } from "../session.js";
-import { examples, type OpenSession } from "./command-kit.js";
+import type { VerifyItem } from "../../outdir/verify.js";
+import type { Session } from "../../session.js";
+import { examples, type OpenSession } from "../command-kit.js";
 
 /** Options of `verify`. */
 export interface VerifyOptions {
@@ -26,7 +26,7 @@ export async function runVerify(
   opts: VerifyOptions = {},
 ): Promise<void> {
   const { resolve } = await import("node:path");
-  const { verifyDir } = await import("../download/verify.js");
+  const { verifyDir } = await import("../../outdir/verify.js");
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
   const json = session.globals.json;
   const repair = opts.repair === true;
@@ -74,8 +74,8 @@ async function repairAll(
   items: VerifyItem[],
 ): Promise<VerifyItem[]> {
   const [{ repairItems }, { classifyFailure }] = await Promise.all([
-    import("../download/repair.js"),
-    import("../sync/failure.js"),
+    import("./repair.js"),
+    import("../../sync/failure.js"),
   ]);
   const { globals, reporter } = session;
   const client = await session.http();
