@@ -9,6 +9,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else {
   // Should main() never settle (a bug), the process must not end with a silent exit 0.
   process.exitCode = 1;
+  // V8's baseline WebAssembly compiler only: undici compiles llhttp's WebAssembly on its first
+  // connection, and the optimizing tier costs about 35 MiB of peak RSS for a parser that is not
+  // the bottleneck (docs/performance.md). Set here, by the program, never by the library in
+  // its host's process.
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--liftoff-only");
   const { main } = await import("../dist/cli.js");
   const { systemContext } = await import("../dist/context.js");
   process.exitCode = await main(args, systemContext());

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { rootCertificates } from "node:tls";
-import { setFlagsFromString } from "node:v8";
 import { Agent, type Dispatcher, EnvHttpProxyAgent, type ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
 import { tunnelClientFactory } from "./proxy-tunnel.js";
@@ -134,15 +133,6 @@ export function trustedCas(
 }
 
 /**
- * Compiles WebAssembly with V8's baseline compiler only (Liftoff). undici compiles llhttp's
- * WebAssembly on its first connection; the optimizing tier costs about 35 MiB of peak RSS for a
- * parser that is not the bottleneck (docs/performance.md). Must run before the first request.
- */
-function useBaselineWasmCompiler(): void {
-  setFlagsFromString("--liftoff-only");
-}
-
-/**
  * The one dispatcher of a run (cli-contract "Networks"): keep-alive connections per origin
  * (a sync reuses connections and TLS sessions), every request API and CDN alike through the
  * proxy when one is set (`EnvHttpProxyAgent` with explicit values: `NO_PROXY` honoured; https
@@ -153,7 +143,6 @@ export function createDispatcher(settings: NetworkSettings): {
   dispatcher: Dispatcher;
   proxy: ProxySettings;
 } {
-  useBaselineWasmCompiler();
   const proxy = proxySettings(settings);
   const ca = trustedCas(settings);
   const idle = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
