@@ -1,9 +1,13 @@
 import { readFileSync } from "node:fs";
+import type { LookupFunction } from "node:net";
 import { resolve } from "node:path";
 import { rootCertificates } from "node:tls";
-import { Agent, type Dispatcher, EnvHttpProxyAgent, type ProxyAgent } from "undici";
+import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
+import { ProxyRouter, type ProxySettings, proxyFor } from "./proxy-route.js";
 import { tunnelClientFactory } from "./proxy-tunnel.js";
+
+export type { ProxySettings } from "./proxy-route.js";
 
 /**
  * Longest silence (ms) while connecting, waiting for a response head, or between body bytes,
@@ -40,13 +44,8 @@ export interface NetworkSettings {
   idleTimeoutMs?: number;
   /** Low-speed limit of body transfers; default {@link LOW_SPEED_LIMIT} (tests shorten it). */
   lowSpeed?: LowSpeedLimit;
-}
-
-/** The proxy set-up resolved from flag/env: lower-case variables win, as in curl. */
-export interface ProxySettings {
-  httpProxy: string;
-  httpsProxy: string;
-  noProxy: string;
+  /** Host-name resolution of every connection, origins and proxies; default the system's. */
+  lookup?: LookupFunction;
 }
 
 /** Resolves the proxies: `--proxy`/config for both schemes, else `https_proxy`/`HTTPS_PROXY`, `http_proxy`/`HTTP_PROXY`; `no_proxy`/`NO_PROXY`. "" means none. */
@@ -75,10 +74,10 @@ export function proxySettings(settings: Pick<NetworkSettings, "proxy" | "env">):
   return { httpProxy, httpsProxy, noProxy: pick("no_proxy", "NO_PROXY") };
 }
 
-/** The proxy in use for `url` as printable text (no credentials), or undefined. */
+/** The proxy in use for `url` (see {@link proxyFor}) as printable text (no credentials), or undefined. */
 export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
-  const value = url.protocol === "https:" ? proxy.httpsProxy : proxy.httpProxy;
-  if (value === "") return undefined;
+  const value = proxyFor(proxy, url);
+  if (value === undefined) return undefined;
   try {
     const p = new URL(value);
     return `${p.protocol}//${p.host}`;
@@ -135,9 +134,10 @@ export function trustedCas(
 /**
  * The one dispatcher of a run (cli-contract "Networks"): keep-alive connections per origin
  * (a sync reuses connections and TLS sessions), every request API and CDN alike through the
- * proxy when one is set (`EnvHttpProxyAgent` with explicit values: `NO_PROXY` honoured; https
- * through a `CONNECT` tunnel, so the proxy never sees the key), the extra CAs for the origin
- * connections, and a silence limit of 30 s while connecting, for the head and between body bytes.
+ * proxy {@link proxyFor} picks when one is set (`NO_PROXY` honoured, CIDR blocks included; https
+ * through a `CONNECT` tunnel, so the proxy never sees the key; plain http only through a
+ * loopback proxy), the extra CAs for the origin connections, and a silence limit of 30 s while
+ * connecting, for the head and between body bytes.
  */
 export function createDispatcher(settings: NetworkSettings): {
   dispatcher: Dispatcher;
@@ -152,22 +152,20 @@ export function createDispatcher(settings: NetworkSettings): {
     bodyTimeout: idle,
     connectTimeout: idle,
     maxResponseSize: -1,
-    ...(ca ? { connect: { ca } } : {}),
   };
-  if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
-    return { dispatcher: new Agent(common), proxy };
-  }
-  const options: EnvHttpProxyAgent.Options & Pick<ProxyAgent.Options, "clientFactory"> = {
-    ...common,
-    httpProxy: proxy.httpProxy,
-    httpsProxy: proxy.httpsProxy,
-    noProxy: proxy.noProxy,
-    // passed on to each ProxyAgent: a proxy that drops a CONNECT fails the request once
-    clientFactory: tunnelClientFactory(idle),
-    ...(ca ? { requestTls: { ca }, proxyTls: { ca } } : {}),
-  };
-  const dispatcher = new EnvHttpProxyAgent(options);
-  return { dispatcher, proxy };
+  const lookup = settings.lookup ? { lookup: settings.lookup } : {};
+  const direct = new Agent({ ...common, connect: { ...(ca ? { ca } : {}), ...lookup } });
+  if (proxy.httpProxy === "" && proxy.httpsProxy === "") return { dispatcher: direct, proxy };
+  const through = (uri: string): Dispatcher =>
+    new ProxyAgent({
+      ...common,
+      uri,
+      // a proxy that drops a CONNECT fails the request once
+      clientFactory: tunnelClientFactory(idle),
+      ...(ca ? { requestTls: { ca } } : {}),
+      proxyTls: { ...(ca ? { ca } : {}), ...lookup },
+    });
+  return { dispatcher: new ProxyRouter(proxy, direct, through), proxy };
 }
 
 /**
