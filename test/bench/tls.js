@@ -15,7 +15,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { connect } from "node:net";
 import { join } from "node:path";
@@ -110,16 +110,17 @@ export async function startTlsPipe(targetUrl, { key, cert }) {
 /**
  * Starts an https reverse proxy on 127.0.0.1 in front of the mock's API (`mock.baseUrl`).
  * Every `mock.baseUrl` in a JSON body or `Location` becomes this front's URL and every
- * `mock.cdnUrl` becomes `cdnFrontUrl`. Resolves like {@link startTlsPipe}.
+ * `mock.cdnUrl` becomes `cdnFrontUrl`. Resolves like {@link startTlsPipe}. With `tls` null
+ * the front speaks http (to send the mock's redirects to another CDN, such as nginx).
  */
-export async function startHttpsApiFront(mock, cdnFrontUrl, { key, cert }) {
+export async function startHttpsApiFront(mock, cdnFrontUrl, tls) {
   const base = new URL(mock.baseUrl);
   const sockets = new Set();
   let handshakes = 0;
   let self = "";
   const rewrite = (text) =>
     text.split(mock.baseUrl).join(self).split(mock.cdnUrl).join(cdnFrontUrl);
-  const server = createHttpsServer({ key, cert }, (req, res) => {
+  const handler = (req, res) => {
     const upstream = httpRequest(
       {
         host: base.hostname,
@@ -148,14 +149,15 @@ export async function startHttpsApiFront(mock, cdnFrontUrl, { key, cert }) {
     );
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
-  });
-  server.on("secureConnection", (s) => {
-    handshakes += 1;
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
+  server.on(tls ? "secureConnection" : "connection", (s) => {
+    if (tls) handshakes += 1;
     sockets.add(s);
     s.once("close", () => sockets.delete(s));
   });
   server.on("tlsClientError", () => {});
   const port = await listenLocal(server);
-  self = `https://127.0.0.1:${port}`;
+  self = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
   return { url: self, handshakes: () => handshakes, close: closer(server, sockets) };
 }
