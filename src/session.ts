@@ -7,6 +7,7 @@ import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
 import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
+import { terminalText } from "./io/terminal-text.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
 export interface GlobalOptions {
@@ -184,9 +185,14 @@ export class Session {
     this.ctx.io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
 
-  /** Writes text to stdout (a newline is added). */
-  print(text: string): void {
-    this.ctx.io.stdout.write(`${text}\n`);
+  /**
+   * Writes human text to stdout: one line, or each of `lines`, escaped by `terminalText()`
+   * (cli-contract "Untrusted text, paths and caches"; a newline inside a line is shown as
+   * `\x0a`, so pass several lines as an array). JSON goes through {@link printJson}.
+   */
+  print(lines: string | readonly string[]): void {
+    const all = typeof lines === "string" ? [lines] : lines;
+    this.ctx.io.stdout.write(all.map((line) => `${terminalText(line)}\n`).join(""));
   }
 
   /** Closes the HTTP client's connections. */

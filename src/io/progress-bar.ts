@@ -39,9 +39,10 @@ export class BarProgress implements FileProgress {
     const now = this.#now();
     this.#stats.start(info, now);
     this.#lastDrawAt = now;
-    if (info.label && info.label !== this.#lastLabel) {
-      this.#lastLabel = info.label;
-      this.#out.write(`${info.label}, ${formatBytes(this.#bytesSoFar)} so far\n`);
+    const label = this.#stats.label;
+    if (label && label !== this.#lastLabel) {
+      this.#lastLabel = label;
+      this.#out.write(`${label}, ${formatBytes(this.#bytesSoFar)} so far\n`);
     }
     const known = this.#stats.sized;
     this.#rate = 0;

@@ -1,9 +1,14 @@
 import type { ChalkInstance } from "chalk";
 import type { IOStreams } from "./streams.js";
+import { terminalText } from "./terminal-text.js";
 
 /**
  * Writes human-facing notes and warnings to stderr, honouring `--quiet`.
  * Data never goes through the reporter: commands write it to `io.stdout` themselves.
+ * Each call prints exactly one line, escaped by `terminalText()` (cli-contract "Untrusted text,
+ * paths and caches"): a control character in it, a newline included, is shown as `\x1b`/`\x0a`,
+ * so a server's or a file's text can neither drive the terminal nor forge a log line. Several
+ * lines are several calls.
  */
 export interface Reporter {
   /** An informational line (suppressed by `--quiet` and `--json`). */
@@ -24,17 +29,17 @@ export interface ReporterOptions {
 
 /** Creates the stderr reporter for one run. */
 export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
-  const write = (line: string): void => {
-    io.stderr.write(`${line}\n`);
+  const write = (line: string, paint: (s: string) => string = String): void => {
+    io.stderr.write(`${paint(terminalText(line))}\n`);
   };
   return {
     colour: opts.colour,
     info: (line) => {
       if (!opts.quiet) write(line);
     },
-    warn: (line) => write(opts.colour.yellow(line)),
+    warn: (line) => write(line, opts.colour.yellow),
     verbose: (line) => {
-      if (opts.verbose) write(opts.colour.dim(line));
+      if (opts.verbose) write(line, opts.colour.dim);
     },
   };
 }

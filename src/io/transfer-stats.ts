@@ -1,10 +1,13 @@
 import { finishedLine } from "./progress-format.js";
 import type { FileOutcome, TransferStart } from "./progress-types.js";
+import { terminalText } from "./terminal-text.js";
 
 /**
  * The bookkeeping both progress renderers share: the current file, bytes so far, the rate of
  * this attempt (bytes per second since its start, offset excluded), and the bytes transferred
- * across every attempt of the file for its finished line. Times in milliseconds.
+ * across every attempt of the file for its finished line. Times in milliseconds. The file name
+ * and label are kept escaped by `terminalText()` (cli-contract "Untrusted text, paths and
+ * caches"): the bar, the plain lines and the finished line print only escaped names.
  */
 export class TransferStats {
   name = "";
@@ -19,8 +22,8 @@ export class TransferStats {
 
   /** Begins an attempt (the first, or a retry/resume of the same file). */
   start(info: TransferStart, now: number): void {
-    this.name = info.name;
-    this.label = info.label;
+    this.name = terminalText(info.name);
+    this.label = info.label === undefined ? undefined : terminalText(info.label);
     this.total = info.total;
     this.offset = info.offset;
     this.bytes = info.offset;
@@ -53,6 +56,7 @@ export class TransferStats {
     const seconds = this.#firstStartedAt === undefined ? 0 : (now - this.#firstStartedAt) / 1000;
     const line = finishedLine({
       ...info,
+      name: terminalText(info.name),
       transferred: this.#transferred,
       seconds,
       label: this.label,

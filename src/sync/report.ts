@@ -62,8 +62,8 @@ export function failureLines(doc: SyncDocument): string[] {
     .map((i) => `failed: ${label(i)}: ${errorFacts(i)}`);
 }
 
-/** The `--dry-run` list for stdout: what would be fetched and why, or undefined when nothing. */
-export function dryRunTable(doc: SyncDocument): string | undefined {
+/** The `--dry-run` list for stdout (its lines): what would be fetched and why, or undefined when nothing. */
+export function dryRunTable(doc: SyncDocument): string[] | undefined {
   const rows = [...wouldFetch(doc.items), ...wouldTryAuthoring(doc.items)].map((i) => [
     i.slug,
     i.edition,

@@ -61,7 +61,10 @@ export async function runLogin(session: Session, opts: LoginOptions): Promise<vo
     session.printJson({ origin: url.origin, account: me.account, key: me.key });
   } else {
     session.reporter.info(
-      `Logged in to ${url.origin} as ${me.account.name} <${me.account.email}> (${me.account.id}).\nKey ${me.key.name} (${keyPreview({ preview: me.key.preview })}) stored in ${config.path}.`,
+      `Logged in to ${url.origin} as ${me.account.name} <${me.account.email}> (${me.account.id}).`,
+    );
+    session.reporter.info(
+      `Key ${me.key.name} (${keyPreview({ preview: me.key.preview })}) stored in ${config.path}.`,
     );
   }
   if (session.ctx.env.SVC_API_KEY?.trim()) {

@@ -26,17 +26,15 @@ export async function runAuthStatus(session: Session): Promise<void> {
     return;
   }
   const k = me.key;
-  session.print(
-    [
-      url.origin,
-      `  ✓ Logged in as ${me.account.name} <${me.account.email}>`,
-      `  key:       ${k.name} (${keyPreview({ preview: k.preview })})`,
-      `  source:    ${keySourceLabel(resolved.source)}`,
-      `  scopes:    ${k.scopes.join(", ") || "(none)"}`,
-      `  created:   ${k.created_at}`,
-      `  last used: ${k.last_used_at ?? "never"}`,
-    ].join("\n"),
-  );
+  session.print([
+    url.origin,
+    `  ✓ Logged in as ${me.account.name} <${me.account.email}>`,
+    `  key:       ${k.name} (${keyPreview({ preview: k.preview })})`,
+    `  source:    ${keySourceLabel(resolved.source)}`,
+    `  scopes:    ${k.scopes.join(", ") || "(none)"}`,
+    `  created:   ${k.created_at}`,
+    `  last used: ${k.last_used_at ?? "never"}`,
+  ]);
 }
 
 /** Builds the `auth status` command. */

@@ -21,18 +21,16 @@ export async function runWhoami(session: Session): Promise<void> {
     return;
   }
   const { account, entitlements, key: k } = me;
-  session.print(
-    [
-      `Logged in to ${client.baseUrl.origin} as ${account.name} <${account.email}> (${account.id})`,
-      `  lifetime access: ${entitlements.lifetime ? "yes" : "no"}`,
-      `  packs owned:     ${entitlements.pack_count}`,
-      `  assets covered:  ${entitlements.asset_count}`,
-      `  key:             ${k.name} (${keyPreview({ preview: k.preview })}, ${k.id})`,
-      `  scopes:          ${k.scopes.join(", ") || "(none)"}`,
-      `  created:         ${k.created_at}`,
-      `  last used:       ${k.last_used_at ?? "never"}`,
-    ].join("\n"),
-  );
+  session.print([
+    `Logged in to ${client.baseUrl.origin} as ${account.name} <${account.email}> (${account.id})`,
+    `  lifetime access: ${entitlements.lifetime ? "yes" : "no"}`,
+    `  packs owned:     ${entitlements.pack_count}`,
+    `  assets covered:  ${entitlements.asset_count}`,
+    `  key:             ${k.name} (${keyPreview({ preview: k.preview })}, ${k.id})`,
+    `  scopes:          ${k.scopes.join(", ") || "(none)"}`,
+    `  created:         ${k.created_at}`,
+    `  last used:       ${k.last_used_at ?? "never"}`,
+  ]);
 }
 
 /** Builds the `whoami` command. */

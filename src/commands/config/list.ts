@@ -25,7 +25,7 @@ export async function runConfigList(session: Session): Promise<void> {
   const lines = Object.entries(settings).map(([k, v]) => (v === null ? `${k}=` : `${k}=${v}`));
   for (const k of keys) lines.push(`key for ${k.origin}: ${k.preview}`);
   if (keys.length === 0) lines.push("no API keys stored (use `svc-dl auth login`)");
-  session.print(lines.join("\n"));
+  session.print(lines);
 }
 
 /** Builds `config list`. */
