@@ -105,3 +105,15 @@ export class Redactor {
 export function redactUrl(url: URL, serviceOrigin: string): string {
   return new Redactor(serviceOrigin).url(url);
 }
+
+/**
+ * A URL-like setting (a proxy address) fit to print: the password of its user info, if any,
+ * shown as `***` (`http://user:***@proxy:3128`), everything else as given. Works on text that is
+ * not a valid URL too (a hand-edited config file), so a password is never printed either way.
+ */
+export function maskUrlPassword(value: string): string {
+  return value.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/[^/?#:@]*:)[^/?#]*@/i,
+    (_all, userAndColon: string) => `${userAndColon}***@`,
+  );
+}

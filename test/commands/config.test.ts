@@ -49,6 +49,32 @@ describe("config get|set|unset|list|path", () => {
     expect(JSON.parse(json.stdout)).toEqual({ key: "base-url", value: null });
   });
 
+  it("config set/get/list show a proxy's password as *** (human and --json); the file keeps it", async () => {
+    const dir = tempConfigDir();
+    const env = { SVC_DL_CONFIG_DIR: dir };
+    const secret = "Pr0xyPassw0rd";
+    const proxy = `http://bob:${secret}@proxy.example:3128`;
+    const shown = "http://bob:***@proxy.example:3128";
+    const runs = [
+      await runCommand(["config", "set", "proxy", proxy], { env }),
+      await runCommand(["config", "get", "proxy"], { env }),
+      await runCommand(["config", "list"], { env }),
+      await runCommand(["--json", "config", "set", "proxy", proxy], { env }),
+      await runCommand(["--json", "config", "get", "proxy"], { env }),
+      await runCommand(["--json", "config", "list"], { env }),
+    ];
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(r.stdout + r.stderr).toContain(shown);
+    }
+    expect(runs[1]?.stdout).toBe(`${shown}\n`);
+    expect(runs[2]?.stdout).toContain(`proxy=${shown}\n`);
+    expect(JSON.parse(runs[4]?.stdout ?? "")).toEqual({ key: "proxy", value: shown });
+    const file = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")) as { proxy: string };
+    expect(file.proxy).toBe(proxy);
+  });
+
   it("config path prints the file path under SVC_DL_CONFIG_DIR", async () => {
     const dir = tempConfigDir();
     const r = await runCommand(["config", "path"], { env: { SVC_DL_CONFIG_DIR: dir } });

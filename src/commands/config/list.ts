@@ -1,19 +1,23 @@
 import { Command } from "commander";
 import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-import { SETTABLE } from "./settable.js";
+import { SETTABLE, shownSetting } from "./settable.js";
 
 /**
  * `svc-dl config list`: the settings of the config file and the service origins that have a
  * stored API key, each with a short preview (never the key). Human: `key=value` lines, then
  * one `key for <origin>: <preview>` line each. `--json`:
- * `{"path","settings":{"base-url":string|null},"keys":[{"origin","preview"}]}`.
+ * `{"path","settings":{"base-url":string|null},"keys":[{"origin","preview"}]}`. A proxy's
+ * password is shown as `***`.
  */
 export async function runConfigList(session: Session): Promise<void> {
   const { keyPreview } = await import("../../config/api-key.js");
   const config = await session.config();
   const settings: Record<string, string | null> = {};
-  for (const key of SETTABLE) settings[key] = config.get(key) ?? null;
+  for (const key of SETTABLE) {
+    const value = config.get(key);
+    settings[key] = value === undefined ? null : await shownSetting(key, value);
+  }
   const keys = config.keyOrigins().map((origin) => ({
     origin,
     preview: keyPreview(config.getKey(origin) ?? ""),

@@ -1,12 +1,13 @@
 import { Command } from "commander";
 import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-import { settableKey } from "./settable.js";
+import { settableKey, shownSetting } from "./settable.js";
 
 /**
  * `svc-dl config set KEY VALUE`: stores a setting. `base-url` is checked like every base URL
  * (https, or http only for loopback hosts; no `/api` suffix) and stored normalised. Throws
  * UsageError (exit 2) for an unknown key or a refused value; the file is then left unchanged.
+ * A proxy's password is stored but shown as `***`.
  */
 export async function runConfigSet(session: Session, rawKey: string, value: string): Promise<void> {
   const key = settableKey(rawKey);
@@ -18,11 +19,12 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
       : normaliseNetworkSetting(key, value, session.ctx.cwd);
   const config = await session.config();
   config.set(key, normalised);
+  const shown = await shownSetting(key, normalised);
   if (session.globals.json) {
-    session.printJson({ key, value: normalised });
+    session.printJson({ key, value: shown });
     return;
   }
-  session.reporter.info(`${key} set to ${normalised} in ${config.path}`);
+  session.reporter.info(`${key} set to ${shown} in ${config.path}`);
   if (key === "base-url" && (session.globals.baseUrl || session.ctx.env.SVC_BASE_URL)) {
     session.reporter.warn(
       "warning: --base-url or SVC_BASE_URL is set and takes precedence over the config file.",

@@ -3,6 +3,16 @@ import { UsageError } from "../../errors/usage-error.js";
 /** Settable keys of `svc-dl config` (mirrors config/store.ts SETTABLE_KEYS, kept light for start-up). */
 export const SETTABLE = ["base-url", "proxy", "ca-file"] as const;
 
+/**
+ * A setting's value as svc-dl shows it (human and `--json`): a proxy's password is `***`
+ * (the config file keeps it; svc-dl never prints it).
+ */
+export async function shownSetting(key: (typeof SETTABLE)[number], value: string): Promise<string> {
+  if (key !== "proxy") return value;
+  const { maskUrlPassword } = await import("../../http/redact.js");
+  return maskUrlPassword(value);
+}
+
 /** The settable key named on the command line. Throws UsageError (exit 2) listing the settable keys. */
 export function settableKey(key: string): (typeof SETTABLE)[number] {
   const found = SETTABLE.find((k) => k === key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Redactor, redactUrl } from "../../../src/http/redact.js";
+import { maskUrlPassword, Redactor, redactUrl } from "../../../src/http/redact.js";
 
 const SERVICE = "https://svc.example";
 
@@ -58,5 +58,23 @@ describe("Redactor (one redactor for every printed URL and header)", () => {
     expect(r.url(`${SERVICE}/api/v1/me?next=${encodeURIComponent(KEY)}`)).not.toContain(
       KEY.slice(9, 25),
     );
+  });
+});
+
+describe("maskUrlPassword", () => {
+  it("shows a proxy password as *** and keeps the rest as given", () => {
+    expect(maskUrlPassword("http://bob:s3cret@proxy.example:3128")).toBe(
+      "http://bob:***@proxy.example:3128",
+    );
+    expect(maskUrlPassword("https://bob:p@ss:w0rd@proxy.example/x?y")).toBe(
+      "https://bob:***@proxy.example/x?y",
+    );
+    expect(maskUrlPassword("http://:only-pass@proxy.example")).toBe("http://:***@proxy.example");
+  });
+
+  it("leaves a URL without a password alone, and masks one that is not a valid URL", () => {
+    expect(maskUrlPassword("http://proxy.example:3128")).toBe("http://proxy.example:3128");
+    expect(maskUrlPassword("http://bob@proxy.example:3128")).toBe("http://bob@proxy.example:3128");
+    expect(maskUrlPassword("http://bob:pw@[bad")).toBe("http://bob:***@[bad");
   });
 });
