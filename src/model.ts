@@ -215,10 +215,18 @@ export const VerifyDocumentSchema = z.strictObject({
   ),
 });
 
+/** The facts of a `svc-dl.lock` entry, as `lock_changes` shows them before and after. */
+const LockFactsSchema = z.strictObject({
+  file: z.string().min(1),
+  size: count,
+  etag: z.string().nullable(),
+  sha256,
+});
+
 /**
  * `install --json` (cli-contract "Manifest, lock and cache"; src/install/types.ts): items as in
- * `packs sync` plus `kind` and `source` (null for a failed item), and the status
- * `lock-mismatch` (`--frozen`).
+ * `packs sync` plus `kind` and `source` (null for a failed item), the statuses `cached` and
+ * `lock-mismatch`, and `lock_changes` (the lock entries the run added, removed or updated).
  */
 export const InstallDocumentSchema = z.strictObject({
   manifest: z.string().min(1),
@@ -230,6 +238,7 @@ export const InstallDocumentSchema = z.strictObject({
       edition: edition.nullable(),
       status: z.enum([
         "downloaded",
+        "cached",
         "resumed",
         "up-to-date",
         "adopted",
@@ -248,6 +257,16 @@ export const InstallDocumentSchema = z.strictObject({
     lock_mismatch: count,
     no_request: count,
   }),
+  lock_changes: z.array(
+    z.strictObject({
+      kind,
+      slug: z.string().min(1),
+      edition: edition.nullable(),
+      change: z.enum(["added", "removed", "updated"]),
+      before: LockFactsSchema.nullable(),
+      after: LockFactsSchema.nullable(),
+    }),
+  ),
 });
 
 /** `assets list --json`: the asset records as received (cli-contract "assets list"). */

@@ -1,11 +1,14 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { InstallItemResult } from "../install/types.js";
+import { terminalText } from "../io/terminal-text.js";
 import type { Session } from "../session.js";
 import { examples, type OpenSession } from "./command-kit.js";
 
 /** Options of `install` (after parsing). */
 export interface InstallCommandOptions {
   frozen?: boolean;
+  /** `--update` alone: true; `--update SLUG...`: the slugs. */
+  update?: boolean | string[];
   /** `--manifest FILE`; default `svc-dl.json` in the working directory. */
   manifest?: string;
   /** False with `--no-cache`. */
@@ -14,23 +17,26 @@ export interface InstallCommandOptions {
 }
 
 /**
- * `svc-dl install [--frozen] [--manifest FILE] [--no-cache] [--extract]` (cli-contract
- * "Manifest, lock and cache"): a thin layer over `runInstall` (src/install/run.ts). The HTTP
+ * `svc-dl install [--frozen | --update [SLUG...]] [--manifest FILE] [--no-cache] [--extract]`
+ * (cli-contract "Manifest, lock and cache"): a thin layer over `runInstall` (src/install/run.ts). The HTTP
  * client, and so the base URL and the API key, are resolved only when an item needs the network:
  * `install --frozen` with every locked item in `dir` or the cache needs no key. Human output:
- * one line per item and a summary on stderr; `--json` prints the contract's document on stdout
+ * one line per item, one per changed lock entry (with `--update`, "no change" when none) and a
+ * summary on stderr; `--json` prints the contract's document on stdout
  * (also before a `lock_mismatch` or `install_incomplete` error). Throws what `runInstall` throws.
  */
 export async function runInstallCommand(
   session: Session,
   opts: InstallCommandOptions,
 ): Promise<void> {
-  const [{ resolve }, { runInstall }, { createItemFetcher }, location] = await Promise.all([
-    import("node:path"),
-    import("../install/run.js"),
-    import("../install/fetch-item.js"),
-    import("../cache/location.js"),
-  ]);
+  const [{ resolve }, { runInstall }, { createItemFetcher }, location, { describeChange }] =
+    await Promise.all([
+      import("node:path"),
+      import("../install/run.js"),
+      import("../install/fetch-item.js"),
+      import("../cache/location.js"),
+      import("../install/lock-compare.js"),
+    ]);
   const { ctx, globals, reporter } = session;
   const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
@@ -43,6 +49,7 @@ export async function runInstallCommand(
       {
         manifestPath,
         frozen: opts.frozen === true,
+        update: opts.update,
         cacheDir,
         extract: opts.extract === true,
         waitLock: globals.waitLock,
@@ -63,6 +70,11 @@ export async function runInstallCommand(
       },
     );
     if (globals.json) session.printJson(doc);
+    const changes = doc.lock_changes.map((c) => terminalText(describeChange(c)));
+    if (changes.length === 0 && opts.update !== undefined) {
+      changes.push("svc-dl.lock unchanged: the service serves the files it names");
+    }
+    for (const line of changes) notice(line);
     const s = doc.summary;
     reporter.info(
       `installed ${doc.items.length} item${doc.items.length === 1 ? "" : "s"}: ${s.downloaded} downloaded, ${s.from_cache} from the cache, ${s.up_to_date} already in place`,
@@ -83,14 +95,26 @@ function itemLine(r: InstallItemResult): string {
     r.kind === "pack" ? `pack ${r.slug} (${r.edition ?? "standard"})` : `asset ${r.slug}`;
   if (r.status === "failed") return `${what}: failed (${r.error?.code ?? "error"})`;
   if (r.status === "lock-mismatch") return `${what}: lock mismatch: ${r.reason ?? ""}`;
-  return `${what}: ${r.status} (${r.source === "local" ? "already in dir" : `from the ${r.source}`})`;
+  const from = { local: "already in dir", cache: "from the cache", network: "from the network" };
+  return `${what}: ${r.status} (${r.source ? from[r.source] : "unknown source"})`;
 }
 
 /** Builds the `install` command. */
 export function installCommand(open: OpenSession): Command {
   return new Command("install")
     .description("fetch the packs and assets svc-dl.json declares, pinned by svc-dl.lock (for CI)")
-    .option("--frozen", "never write svc-dl.lock; fail (exit 9) when served files differ from it")
+    .addOption(
+      new Option(
+        "--frozen",
+        "never write svc-dl.lock; fail (exit 9) when it lacks an item or files differ from it",
+      ).conflicts("update"),
+    )
+    .addOption(
+      new Option(
+        "--update [slug...]",
+        "re-fetch these items (all without SLUG) and record what the service serves in svc-dl.lock",
+      ).conflicts("frozen"),
+    )
     .option("--manifest <file>", "the manifest to read (default ./svc-dl.json)")
     .option("--no-cache", "neither read nor fill the download cache (SVC_DL_CACHE_DIR)")
     .option("--extract", "extract every pack ZIP once verified")
@@ -99,11 +123,15 @@ export function installCommand(open: OpenSession): Command {
       `
 svc-dl.json: {"dir":"vendor/assets","packs":["sci-fi-props",{"slug":"low-poly-forest","edition":"authoring","extract":true}],"assets":["free-sample-cube"]}
 Items already in dir or in the cache with the locked SHA-256 cost no request (and no API key).
-svc-dl.lock is written beside the manifest; commit it. Exit 9 (lock_mismatch) with --frozen
-when the lock does not cover the manifest or the service serves other bytes than it names.
+svc-dl.lock is written beside the manifest; commit it. A plain install adds entries for new
+items and drops undeclared ones, but never rewrites an entry: files that differ from it are
+exit 9 (lock_mismatch), as is --frozen with an item the lock lacks. Accept upstream changes
+with --update (one line per changed entry), review the lock's diff and commit it.
 ${examples(
   "svc-dl install",
   "svc-dl install --frozen",
+  "svc-dl install --update sci-fi-props",
+  "svc-dl install --update --json",
   "svc-dl install --manifest assets/svc-dl.json --json",
   "SVC_DL_CACHE_DIR=.cache/svc-dl svc-dl install --frozen",
 )}`,

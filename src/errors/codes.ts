@@ -363,10 +363,10 @@ export const CODES = {
   lock_mismatch: {
     exitCode: ExitCode.lockMismatch,
     retryable: false,
+    // The throw site names the items (`svc-dl install --update SLUG`) or the missing entries.
     hint: (c) =>
-      c.has("--frozen")
-        ? "The served files differ from svc-dl.lock; run again without --frozen to update the lock, and review the change."
-        : "The served files differ from svc-dl.lock; update the lock and review the change.",
+      c.detail ??
+      "If the change is expected, run `svc-dl install --update` to record the new files in svc-dl.lock, then review its diff.",
   },
   sync_incomplete: {
     exitCode: ExitCode.failure,

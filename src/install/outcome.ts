@@ -1,11 +1,16 @@
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import type { InstallDocument, InstallItemResult, InstallSummary, ItemKey } from "./types.js";
+import type {
+  InstallDocument,
+  InstallItemRef,
+  InstallItemResult,
+  InstallSummary,
+  ItemKey,
+} from "./types.js";
 
 /**
  * An install that did not end cleanly. `document` is the `--json` document of the run when
- * items were settled (the CLI prints it before the error, as `packs sync` does); undefined when
- * the run stopped before any item (a lock that does not cover the manifest).
+ * there is one (the CLI prints it before the error, as `packs sync` does).
  */
 export class InstallError extends SvcError {
   override name = "InstallError";
@@ -28,18 +33,43 @@ export function describeItem(item: ItemKey): string {
 }
 
 /**
- * `lock_mismatch` (exit 9, cli-contract "Exit codes"): `install --frozen` found items the lock
- * lacks, or served bytes that differ from it. The message names each item.
+ * `lock_mismatch` (exit 9, cli-contract "Manifest, lock and cache"): `install --frozen` found
+ * manifest items that `svc-dl.lock` lacks (no request was made). The message says so and names
+ * each item with its JSON path; the hint is the run that adds them (`svc-dl install`).
+ */
+export function lockLacksItemsError(
+  lockPath: string,
+  missing: readonly InstallItemRef[],
+  document: InstallDocument,
+): InstallError {
+  const names = missing.map((i) => `${describeItem(i)} (${i.jsonPath})`);
+  return new InstallError(
+    `${lockPath} does not cover the manifest (lock_mismatch): ${names.join("; ")} ${missing.length === 1 ? "is" : "are"} not in svc-dl.lock`,
+    {
+      code: "lock_mismatch",
+      exitCode: ExitCode.lockMismatch,
+      hint: "Run `svc-dl install` (without --frozen) to add the new items to svc-dl.lock, review its diff and commit it.",
+      document,
+    },
+  );
+}
+
+/**
+ * `lock_mismatch` (exit 9): the bytes of some items (served, cached or in `dir`) differ from
+ * their lock entries. The message names each item and the differing field; the hint is the
+ * command that accepts the new bytes: `svc-dl install --update SLUG…`.
  */
 export function lockMismatchError(
   lockPath: string,
-  problems: readonly string[],
-  document?: InstallDocument,
+  mismatched: readonly InstallItemResult[],
+  document: InstallDocument,
 ): InstallError {
-  return new InstallError(`${lockPath} does not match (lock_mismatch): ${problems.join("; ")}`, {
+  const problems = mismatched.map((i) => `${describeItem(i)}: ${i.reason ?? "differs"}`);
+  const slugs = [...new Set(mismatched.map((i) => i.slug))].join(" ");
+  return new InstallError(`files differ from ${lockPath} (lock_mismatch): ${problems.join("; ")}`, {
     code: "lock_mismatch",
     exitCode: ExitCode.lockMismatch,
-    hint: "Run `svc-dl install` without --frozen to update svc-dl.lock, review its diff and commit it.",
+    hint: `If the change is expected, run \`svc-dl install --update ${slugs}\` to record the new files in svc-dl.lock, review its diff and commit it.`,
     document,
   });
 }

@@ -40,11 +40,13 @@ export type InstallSource = "cache" | "network" | "local";
 
 /**
  * `status` of an install item: the sync statuses (`downloaded`, `resumed`, `up-to-date`,
- * `adopted`, `repaired`, `failed`) plus `lock-mismatch` (`--frozen`: the served bytes differ
- * from the lock, or the item is not in the lock; nothing was put into `dir`).
+ * `adopted`, `repaired`, `failed`) plus `cached` (copied from the cache into `dir`; no request)
+ * and `lock-mismatch` (the bytes differ from the lock entry, or `--frozen` and the item is not
+ * in the lock; nothing was put into `dir`).
  */
 export type InstallStatus =
   | "downloaded"
+  | "cached"
   | "resumed"
   | "up-to-date"
   | "adopted"
@@ -88,11 +90,11 @@ export interface InstallSummary {
   downloaded: number;
   /** Items already in `dir` or unchanged upstream. */
   up_to_date: number;
-  /** Items copied from the cache. */
+  /** Items copied from the cache (status `cached`, or `repaired` from the cache). */
   from_cache: number;
   /** Items that failed (not counting lock mismatches). */
   failed: number;
-  /** `--frozen`: items whose served bytes differ from the lock, or that the lock lacks. */
+  /** Items whose bytes differ from their lock entry, or (`--frozen`) that the lock lacks. */
   lock_mismatch: number;
   /** Requests-free items: taken from the cache or `dir` without any request. */
   no_request: number;
@@ -108,4 +110,26 @@ export interface InstallDocument {
   dir: string;
   items: InstallItemResult[];
   summary: InstallSummary;
+  /**
+   * The entries of `svc-dl.lock` this run added, removed or updated (written to disk); empty
+   * with `--frozen`, when nothing changed, and when the run failed (the lock is then not written).
+   */
+  lock_changes: LockChange[];
+}
+
+/** What a lock entry holds besides its key. */
+export interface LockFacts {
+  file: string;
+  size: number;
+  etag: string | null;
+  sha256: string;
+}
+
+/** One entry of `svc-dl.lock` changed by a run: its key, the change, and the entry before/after. */
+export interface LockChange extends ItemKey {
+  change: "added" | "removed" | "updated";
+  /** The entry before (null when added). */
+  before: LockFacts | null;
+  /** The entry after (null when removed). */
+  after: LockFacts | null;
 }

@@ -96,7 +96,7 @@ describe("svc-dl install: lock and convergence", () => {
     expect(statSync(lockPath).mtimeMs).toBe(mtime);
   });
 
-  it("a version bump upstream fails --frozen with exit 9 and passes without it", async () => {
+  it("a version bump upstream fails --frozen and plain installs with exit 9; --update takes it", async () => {
     const p = makeProject({ dir: "out", packs: ["desert-rocks"] });
     expect((await install(shared.mock, p)).code).toBe(0);
     const lockPath = join(p.root, "svc-dl.lock");
@@ -124,7 +124,11 @@ describe("svc-dl install: lock and convergence", () => {
 
       writeFileSync(oldFile, oldBytes);
       rmSync(oldFile);
-      const updated = await install(shared.mock, p);
+      // a plain install never rewrites the entry; --update does
+      const plain = await install(shared.mock, p);
+      expect(plain.code, plain.stderr).toBe(9);
+      expect(readFileSync(lockPath, "utf8")).toBe(before);
+      const updated = await install(shared.mock, p, ["--update"]);
       expect(updated.code, updated.stderr).toBe(0);
       const after = readFileSync(lockPath, "utf8");
       expect(after).not.toBe(before);
