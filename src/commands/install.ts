@@ -1,6 +1,5 @@
 import { Command, Option } from "commander";
 import type { InstallItemResult } from "../install/types.js";
-import { terminalText } from "../io/terminal-text.js";
 import type { Session } from "../session.js";
 import { examples, type OpenSession } from "./command-kit.js";
 
@@ -70,7 +69,7 @@ export async function runInstallCommand(
       },
     );
     if (globals.json) session.printJson(doc);
-    const changes = doc.lock_changes.map((c) => terminalText(describeChange(c)));
+    const changes = doc.lock_changes.map((c) => describeChange(c));
     if (changes.length === 0 && opts.update !== undefined) {
       changes.push("svc-dl.lock unchanged: the service serves the files it names");
     }
