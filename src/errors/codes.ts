@@ -208,7 +208,7 @@ export const CODES = {
       `Point ${c.has("--ca-file") ? "--ca-file, " : ""}SVC_CA_FILE${c.exists("config set") ? " or `svc-dl config set ca-file PATH`" : ""} at a readable PEM file (-----BEGIN CERTIFICATE-----).`,
   ),
   bad_framing: server(
-    `The server or a proxy on the way mangled the response (broken HTTP/1.1 framing); retry later, and ${SUPPORT}.`,
+    `The server or a proxy on the way broke HTTP/1.1 framing, a bug on its side rather than a network fault; ${SUPPORT}.`,
   ),
 
   // --- responses that break the spec ---

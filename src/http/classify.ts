@@ -99,7 +99,8 @@ export const CA_HINT =
  * `proxy_error` (the proxy refused the tunnel: 407 login wanted, 403, or 502/503 when it cannot
  * resolve or reach the host, as curl reports a failed CONNECT) name the host and what to do and
  * are not retried; `timeout`, `bad_framing` (a response that breaks HTTP/1.1 framing: llhttp
- * refused it) and `network_error` are retried by policy.
+ * refused it, and its message names the violation) and `network_error` are retried by policy
+ * (`RetryBudget`: `bad_framing` once only).
  */
 export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError {
   const kind = classifyNetworkError(err);
@@ -146,7 +147,7 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
       return new NetworkError(`${host} sent a response that breaks HTTP/1.1 framing: ${detail}`, {
         ...common,
         code: "bad_framing",
-        hint: "The server or a proxy between us mangled the response; retry later and report the request id if it persists.",
+        hint: "A bug of the server (or of a proxy between us), not a network fault: report it with the request id.",
       });
     default:
       return new NetworkError(

@@ -49,8 +49,8 @@ export { describeContent } from "./response-errors.js";
  * and the API key (`Authorization: Bearer`) only to the service origin; checks every URL
  * against the scheme rules before sending; paces by rate-limit headers; follows redirects
  * itself (at most 10, never https→http, a POST body never re-sent); one retry policy (5xx,
- * connection failures, silence and bad framing with full-jitter backoff; 429 within the wait
- * budget; certificate and DNS failures at once); turns error responses into typed errors; one
+ * connection failures and silence with full-jitter backoff, bad framing retried once, at most 4
+ * silent attempts; 429 within the wait budget; certificate and DNS failures at once); turns error responses into typed errors; one
  * redactor for everything it prints.
  */
 export class HttpClient {

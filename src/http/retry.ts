@@ -1,3 +1,4 @@
+import { NetworkError } from "../errors/network-error.js";
 import { RateLimitedError } from "../errors/rate-limited-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { Clock } from "./pacer.js";
@@ -12,6 +13,12 @@ export interface RetrySettings {
   maxDelayMs: number;
   /** Total seconds one operation may spend waiting on 429 `Retry-After`. Default 300 s. */
   maxWaitSeconds: number;
+  /**
+   * Attempts of one operation that may end in silence (`timeout`: the 30 s silence limit or the
+   * low-speed rule) in all, progress or not: 4, so one item spends at most about 2 minutes on
+   * a server that sends some bytes and then stalls, again and again (cli-contract "Networks").
+   */
+  maxSilentAttempts: number;
   /** Uniform random in [0, 1); injectable for tests. */
   random: () => number;
 }
@@ -22,8 +29,15 @@ export const DEFAULT_RETRY: RetrySettings = {
   baseDelayMs: 500,
   maxDelayMs: 8000,
   maxWaitSeconds: 300,
+  maxSilentAttempts: 4,
   random: Math.random,
 };
+
+/**
+ * Tries in all of an operation whose response broke HTTP/1.1 framing (`bad_framing`): a server
+ * bug, not a transient fault, so one retry only (in case a connection was mangled once).
+ */
+export const MAX_FRAMING_TRIES = 2;
 
 /** A failed attempt, as the retry logic sees it. */
 export type Failure =
@@ -46,6 +60,8 @@ export class RetryBudget {
   readonly #clock: Clock;
   readonly #onRetry: (message: string) => void;
   #failures = 0;
+  #framingFailures = 0;
+  #silentAttempts = 0;
   #waitedOn429Seconds = 0;
 
   constructor(settings: RetrySettings, clock: Clock, onRetry: (message: string) => void) {
@@ -56,7 +72,8 @@ export class RetryBudget {
 
   /**
    * Sleeps before retrying `failure`, or throws: the failure's own error once 5 tries are
-   * spent, or an ApiError `rate_limited` (exit 6) saying when to retry once the 429 wait
+   * spent (2 for `bad_framing`), a NetworkError `timeout` once `maxSilentAttempts` attempts
+   * went silent, or an ApiError `rate_limited` (exit 6) saying when to retry once the 429 wait
    * would pass `maxWaitSeconds`.
    */
   async wait(failure: Failure, signal?: AbortSignal): Promise<void> {
@@ -80,6 +97,7 @@ export class RetryBudget {
     }
     this.#failures += 1;
     if (this.#failures >= this.#settings.maxTries) throw failure.error;
+    this.#checkServerBugAndSilence(failure.error);
     const ceiling = Math.min(
       this.#settings.maxDelayMs,
       this.#settings.baseDelayMs * 2 ** (this.#failures - 1),
@@ -97,9 +115,29 @@ export class RetryBudget {
     await this.#clock.sleep(delayMs, signal);
   }
 
-  /** Forgets counted connection failures, e.g. after a download made progress. */
+  /**
+   * Forgets counted connection failures, e.g. after a download made progress. Framing
+   * failures and silent attempts stay counted: progress does not excuse them.
+   */
   resetFailures(): void {
     this.#failures = 0;
+  }
+
+  #checkServerBugAndSilence(error: SvcError): void {
+    if (error.code === "bad_framing" && ++this.#framingFailures >= MAX_FRAMING_TRIES) {
+      throw error;
+    }
+    if (error.code === "timeout" && ++this.#silentAttempts >= this.#settings.maxSilentAttempts) {
+      throw new NetworkError(
+        `gave up after ${this.#silentAttempts} attempts that went silent: ${error.message}`,
+        {
+          code: "timeout",
+          requestId: error.requestId,
+          hint: error.hint ?? "Check the network; run the same command again later to resume.",
+          cause: error,
+        },
+      );
+    }
   }
 }
 

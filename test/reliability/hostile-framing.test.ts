@@ -119,6 +119,24 @@ describe("bad framing in the same read as the head", { timeout: 120_000 }, () =>
   );
 });
 
+describe("a framing violation is a server bug, not a transient fault", () => {
+  it("Transfer-Encoding: chunked with Content-Length → exit 7 bad_framing naming both, after one retry", async () => {
+    const teAndCl = framingCases.find((c) => c.name.includes("together with Content-Length"));
+    expect(teAndCl).toBeDefined();
+    const s = await hostileService(teAndCl?.bytes ?? (() => Buffer.alloc(0)));
+    const dir = tempDir("svc-dl-framing-te-cl-");
+    const r = await run(["asset", "get", SLUG, "--json"], {
+      env: { SVC_BASE_URL: s.url, SVC_API_KEY: KEY },
+      cwd: dir,
+    });
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.error?.code).toBe("bad_framing");
+    expect(r.error?.message).toContain("Content-Length can't be present with Transfer-Encoding");
+    expect(s.requests.filter((q) => q.url.startsWith("/files/"))).toHaveLength(2);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+});
+
 describe("inside packs sync only the hostile item fails", { timeout: 120_000 }, () => {
   it("a pack whose download breaks framing fails; the packs after it are still fetched; JSON on stdout", async () => {
     const mock = await startMockService({

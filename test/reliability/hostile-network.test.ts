@@ -11,6 +11,7 @@ import { downloadItem } from "../../src/download/engine.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { HttpClient } from "../../src/http/client.js";
 import type { NetworkSettings } from "../../src/http/dispatcher.js";
+import type { RetrySettings } from "../../src/http/retry.js";
 import { createProgress } from "../../src/io/progress.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret } from "../helpers/cli.js";
@@ -35,14 +36,18 @@ async function raw(handler: Parameters<typeof startRawServer>[0]): Promise<RawSe
   return s;
 }
 
-/** Downloads the asset from raw server `s` in-process with shortened network limits and 2 tries. */
-async function fetchWith(s: RawServer, network: Omit<NetworkSettings, "env">) {
+/** Downloads the asset from raw server `s` in-process with shortened network limits (2 tries unless `retry` says). */
+async function fetchWith(
+  s: RawServer,
+  network: Omit<NetworkSettings, "env">,
+  retry: Partial<RetrySettings> = { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+) {
   const client = new HttpClient({
     baseUrl: new URL(s.url),
     apiKey: () => KEY,
     userAgent: "svc-dl/test",
     network: { env: {}, ...network },
-    retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    retry,
   });
   const dir = tempDir("svc-dl-net-limits-");
   const progress = await createProgress({
@@ -134,6 +139,45 @@ describe("silence abandons an attempt (timeout injected)", () => {
     expect(err).toBeInstanceOf(NetworkError);
     expect((err as NetworkError).code).toBe("timeout");
     expect(s.requests.filter((q) => q.url.startsWith("/cdn/"))).toHaveLength(2);
+    expect(finalFiles(dir)).toEqual([]);
+  });
+});
+
+describe("a CDN that sends some bytes, then stalls, on every connection (silence limit injected)", () => {
+  it("the item fails after 4 silent attempts though each made progress (and resumed)", async () => {
+    const big = makeGlb(1024 * 1024, 11);
+    const s = await raw((req, res) => {
+      if (req.url === `/api/v1/assets/${SLUG}/download`) {
+        res.writeHead(302, { location: "/cdn/model.glb", "content-length": "0" }).end();
+        return;
+      }
+      const start = Number(/^bytes=(\d+)-$/.exec(req.headers.range ?? "")?.[1] ?? 0);
+      const headers: Record<string, string> = {
+        etag: '"stall1"',
+        "content-length": String(big.length - start),
+      };
+      if (start > 0) headers["content-range"] = `bytes ${start}-${big.length - 1}/${big.length}`;
+      res.writeHead(start > 0 ? 206 : 200, headers);
+      // 128 KiB of progress, then silence with the connection open
+      res.write(big.subarray(start, start + 128 * 1024));
+    });
+    const { outcome, dir } = await fetchWith(
+      s,
+      { idleTimeoutMs: 200 },
+      { baseDelayMs: 1, maxDelayMs: 2 },
+    );
+    expect(outcome).toBeInstanceOf(NetworkError);
+    expect(outcome).toMatchObject({ code: "timeout", exitCode: 7 });
+    expect((outcome as NetworkError).message).toContain(
+      "gave up after 4 attempts that went silent",
+    );
+    const cdn = s.requests.filter((q) => q.url.startsWith("/cdn/"));
+    expect(cdn.map((q) => q.headers.range ?? "")).toEqual([
+      "",
+      `bytes=${128 * 1024}-`,
+      `bytes=${256 * 1024}-`,
+      `bytes=${384 * 1024}-`,
+    ]);
     expect(finalFiles(dir)).toEqual([]);
   });
 });

@@ -75,6 +75,34 @@ describe("RetryBudget", () => {
     expect(notes[0]).toContain("waiting 4s as Retry-After asks");
   });
 
+  it("a response that breaks HTTP/1.1 framing is retried once, progress or not", async () => {
+    const { budget, sleeps } = setup(() => 0);
+    const framing = new NetworkError("TE and CL", { code: "bad_framing", requestId: "r3" });
+    await budget.wait({ kind: "network", error: framing });
+    budget.resetFailures();
+    await expect(budget.wait({ kind: "network", error: framing })).rejects.toBe(framing);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it("a 4th attempt that goes silent ends the operation even when each made progress", async () => {
+    const { budget, sleeps } = setup(() => 0);
+    const silent = new NetworkError("sent nothing for too long", {
+      code: "timeout",
+      requestId: "r4",
+    });
+    for (let i = 0; i < 3; i++) {
+      await budget.wait({ kind: "network", error: silent });
+      budget.resetFailures();
+    }
+    const err = await budget.wait({ kind: "network", error: silent }).catch((e: unknown) => e);
+    expect(sleeps).toHaveLength(3);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err).toMatchObject({ code: "timeout", exitCode: 7, requestId: "r4" });
+    expect((err as NetworkError).message).toBe(
+      "gave up after 4 attempts that went silent: sent nothing for too long",
+    );
+  });
+
   it("429 waits do not use up the 5xx tries", async () => {
     const { budget } = setup(() => 0);
     for (let i = 0; i < 10; i++) await budget.wait(limited(1));
