@@ -237,7 +237,8 @@ export const CODES = {
   unsafe_archive: {
     exitCode: ExitCode.network,
     retryable: false,
-    hint: `The archive names paths outside its folder; nothing was extracted. ${capitalise(SUPPORT)}.`,
+    // the extractor names the cause (src/extract/errors.ts): encrypted, too deep, a link, …
+    hint: (c) => c.detail ?? "Nothing was extracted; the ZIP is kept as downloaded.",
   },
   legacy_denied: {
     exitCode: ExitCode.network,

@@ -1,7 +1,8 @@
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, renameSync, statfsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { syncDir, syncTree } from "../io/durable.js";
+import { removeTree } from "../io/remove-tree.js";
 import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { carryOver } from "./carry-over.js";
 import { extractFsError, unsafeArchive } from "./errors.js";
@@ -72,7 +73,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
   const archive = join(dir, file);
   const stateDir = stateDirOf(dir);
   ensureStateDir(stateDir);
-  recoverInterrupted(dir);
+  recoverInterrupted(dir, folder);
 
   const manifest = readExtractedManifest(dir);
   const previous = manifest.folders[folder];
@@ -94,12 +95,11 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
   try {
     const free = freeBytes(dir);
     if (free !== undefined && plan.declaredBytes > free) {
-      throw unsafeArchive(
-        archive,
-        `its entries declare ${plan.declaredBytes} bytes, more than the ${free} bytes free on the disk`,
-      );
+      throw unsafeArchive(archive, {
+        kind: "no space",
+        reason: `its entries declare ${plan.declaredBytes} bytes, more than the ${free} bytes free on the disk`,
+      });
     }
-    rmSync(next, { recursive: true, force: true });
     mkdirSync(next, { mode: 0o755 });
     written = await writeEntries(archive, plan.zip, plan.entries, next, opts.signal);
     const current = refuseNonFolder(target);
@@ -120,7 +120,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
     }
     swapInto(target, next, aside, current);
   } catch (err) {
-    rmSync(next, { recursive: true, force: true });
+    removeQuietly(next);
     throw err;
   } finally {
     plan.zip.close();
@@ -133,11 +133,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
     extracted_at: new Date().toISOString(),
   };
   await writeExtractedManifest(dir, manifest);
-  try {
-    rmSync(aside, { recursive: true, force: true });
-  } catch {
-    // done all the same; the next run removes what is left (recoverInterrupted)
-  }
+  removeQuietly(aside); // on failure the next run removes what is left (recoverInterrupted)
   return { status: "extracted", path: target, files: written.files.length };
 }
 
@@ -176,7 +172,7 @@ function ensureStateDir(stateDir: string): void {
 /** Moves the existing folder aside (when there is one), then the new one into its place. */
 function swapInto(target: string, next: string, aside: string, hasOld: boolean): void {
   try {
-    rmSync(aside, { recursive: true, force: true });
+    removeTree(aside);
     if (hasOld) renameSync(target, aside);
     try {
       renameSync(next, target);
@@ -194,29 +190,41 @@ function swapInto(target: string, next: string, aside: string, hasOld: boolean):
 /**
  * Finishes interrupted extractions of `dir`: `extract-X.old` goes back to `X` when `X` is
  * missing (the swap was cut between its two renames), else is deleted; `extract-X.new` is
- * deleted. Only a real directory is put back (never a symlink planted there). Names that are
- * not safe folder names are left alone.
+ * deleted (src/io/remove-tree.ts: bounded, never follows a link, however deep the tree). Only a
+ * real directory is put back (never a symlink planted there). Names that are not safe folder
+ * names are left alone. A leftover of another folder that cannot be removed is left for a later
+ * run, so it never blocks this item; one of `folder` (about to be rebuilt) throws
+ * FileSystemError (exit 8).
  */
-function recoverInterrupted(dir: string): void {
+function recoverInterrupted(dir: string, folder: string): void {
   const stateDir = stateDirOf(dir);
   for (const name of readdirSync(stateDir)) {
     if (!name.startsWith(PREFIX)) continue;
     const isOld = name.endsWith(OLD_SUFFIX);
     if (!isOld && !name.endsWith(NEW_SUFFIX)) continue;
-    const folder = name.slice(PREFIX.length, -(isOld ? OLD_SUFFIX : NEW_SUFFIX).length);
-    if (!isSafeFolderName(folder)) continue;
+    const owner = name.slice(PREFIX.length, -(isOld ? OLD_SUFFIX : NEW_SUFFIX).length);
+    if (!isSafeFolderName(owner)) continue;
     const path = join(stateDir, name);
-    const target = join(dir, folder);
+    const target = join(dir, owner);
     try {
       const aside = lstatSync(path);
       if (isOld && aside.isDirectory() && !lstatSync(target, { throwIfNoEntry: false })) {
         renameSync(path, target);
       } else {
-        rmSync(path, { recursive: true, force: true });
+        removeTree(path);
       }
     } catch (err) {
-      throw extractFsError(`cannot clean up ${path}`, err);
+      if (owner === folder) throw extractFsError(`cannot clean up ${path}`, err);
     }
+  }
+}
+
+/** Removes a tree of ours when it can; a failure is left for the next run's clean-up. */
+function removeQuietly(path: string): void {
+  try {
+    removeTree(path);
+  } catch {
+    // recoverInterrupted removes it next time
   }
 }
 

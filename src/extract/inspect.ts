@@ -1,6 +1,6 @@
 import type { Entry, ZipFile } from "yauzl";
-import { checkEntryName, collisionKey, entryType } from "./entry-names.js";
-import { unsafeArchive } from "./errors.js";
+import { checkEntryName, collisionKey, entryType, shownName } from "./entry-names.js";
+import { type ArchiveProblemKind, unsafeArchive } from "./errors.js";
 
 /** Most entries an archive may have (a flood of tiny entries is a bomb of its own). */
 export const MAX_ENTRIES = 100_000;
@@ -45,11 +45,15 @@ export async function inspectArchive(archive: string, archiveBytes: number): Pro
       validateEntrySizes: true,
     });
   } catch (err) {
-    throw unsafeArchive(archive, `it cannot be read as a ZIP (${(err as Error).message})`, err);
+    throw unreadable(archive, err);
   }
   try {
     if (zip.entryCount > MAX_ENTRIES) {
-      throw unsafeArchive(archive, `it has ${zip.entryCount} entries (at most ${MAX_ENTRIES})`);
+      throw refuse(
+        archive,
+        "too large",
+        `it has ${zip.entryCount} entries (at most ${MAX_ENTRIES})`,
+      );
     }
     const entries: CheckedEntry[] = [];
     const seen = new Map<string, boolean>();
@@ -58,7 +62,7 @@ export async function inspectArchive(archive: string, archiveBytes: number): Pro
     try {
       iterated = zip.eachEntry();
     } catch (err) {
-      throw unsafeArchive(archive, (err as Error).message, err);
+      throw unreadable(archive, err);
     }
     try {
       for await (const entry of iterated) {
@@ -72,11 +76,12 @@ export async function inspectArchive(archive: string, archiveBytes: number): Pro
       }
     } catch (err) {
       if (err instanceof Error && "code" in err && err.code === "unsafe_archive") throw err;
-      throw unsafeArchive(archive, `it cannot be read as a ZIP (${(err as Error).message})`, err);
+      throw unreadable(archive, err);
     }
     if (declaredBytes > MAX_EXPANSION_RATIO * archiveBytes) {
-      throw unsafeArchive(
+      throw refuse(
         archive,
+        "too large",
         `its entries declare ${declaredBytes} bytes, more than ${MAX_EXPANSION_RATIO} times its own ${archiveBytes} bytes`,
       );
     }
@@ -95,17 +100,18 @@ function checkEntry(
   // decodeStrings: false leaves the raw name; decode it strictly (backslashes kept).
   const name = decodeName(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
   const path = checkEntryName(name);
-  if (typeof path === "string") throw unsafeArchive(archive, path);
-  const shown = JSON.stringify(name.slice(0, 120));
+  if ("kind" in path) throw unsafeArchive(archive, path);
+  const shown = shownName(name);
   const type = entryType(entry.externalFileAttributes);
-  if (type === "symlink") throw unsafeArchive(archive, `entry ${shown} is a symbolic link`);
-  if (type === "special") throw unsafeArchive(archive, `entry ${shown} is not a regular file`);
+  if (type === "symlink") throw refuse(archive, "link", `entry ${shown} is a symbolic link`);
+  if (type === "special") throw refuse(archive, "link", `entry ${shown} is not a regular file`);
   const directory = path.directory || type === "directory";
   if (directory) return { segments: path.segments, directory: true, entry: undefined };
-  if (entry.isEncrypted()) throw unsafeArchive(archive, `entry ${shown} is encrypted`);
+  if (entry.isEncrypted()) throw refuse(archive, "encrypted", `entry ${shown} is encrypted`);
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-    throw unsafeArchive(
+    throw refuse(
       archive,
+      "compression",
       `entry ${shown} uses compression method ${entry.compressionMethod} (only stored and deflate are read)`,
     );
   }
@@ -126,8 +132,18 @@ function claim(
     return;
   }
   if (before && directory) return;
-  throw unsafeArchive(
+  throw refuse(
     archive,
-    `entry ${JSON.stringify(segments.join("/").slice(0, 120))} collides with another entry of the same name`,
+    "collision",
+    `entry ${shownName(segments.join("/"))} collides with another entry of the same name`,
   );
+}
+
+function refuse(archive: string, kind: ArchiveProblemKind, reason: string): Error {
+  return unsafeArchive(archive, { kind, reason });
+}
+
+function unreadable(archive: string, err: unknown): Error {
+  const reason = `it cannot be read as a ZIP (${(err as Error).message})`;
+  return unsafeArchive(archive, { kind: "corrupt", reason }, err);
 }

@@ -1,7 +1,8 @@
-import { closeSync, constants, lstatSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { removeTree } from "../io/remove-tree.js";
 import { safeBaseName } from "../outdir/names.js";
 import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { checkEntryName } from "./entry-names.js";
@@ -45,7 +46,7 @@ export function isSafeFolderName(name: string): boolean {
 /** A relative path read back from the manifest that stays inside its folder. */
 function isInsidePath(path: string): boolean {
   const checked = checkEntryName(path);
-  return typeof checked !== "string" && !checked.directory;
+  return !("kind" in checked) && !checked.directory;
 }
 
 /**
@@ -104,7 +105,7 @@ export async function writeExtractedManifest(
   try {
     // write-file-atomic writes through a symlink to its target: remove anything not a plain file
     const st = lstatSync(path, { throwIfNoEntry: false });
-    if (st !== undefined && !st.isFile()) rmSync(path, { recursive: true, force: true });
+    if (st !== undefined && !st.isFile()) removeTree(path);
     await writeFileAtomic(path, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, {
       mode: 0o600,
     });

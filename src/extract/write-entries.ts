@@ -4,6 +4,7 @@ import { Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { crc32 } from "node:zlib";
 import type { Entry, ZipFile } from "yauzl";
+import { shownName } from "./entry-names.js";
 import { extractFsError, unsafeArchive } from "./errors.js";
 import type { CheckedEntry } from "./inspect.js";
 
@@ -70,11 +71,8 @@ async function writeOne(
   try {
     source = await zip.openReadStreamPromise(entry);
   } catch (err) {
-    throw unsafeArchive(
-      archive,
-      `entry ${JSON.stringify(rel)} cannot be read (${(err as Error).message})`,
-      err,
-    );
+    const reason = `entry ${shownName(rel)} cannot be read (${(err as Error).message})`;
+    throw unsafeArchive(archive, { kind: "corrupt", reason }, err);
   }
   const check = new CrcCheck(entry.crc32);
   const out = createWriteStream(path, { flags: "wx", mode: 0o644 });
@@ -82,7 +80,8 @@ async function writeOne(
     await pipeline(source, check, out);
   } catch (err) {
     if (err instanceof Error && "syscall" in err) throw extractFsError(`cannot write ${path}`, err);
-    throw unsafeArchive(archive, `entry ${JSON.stringify(rel)}: ${(err as Error).message}`, err);
+    const reason = `entry ${shownName(rel)}: ${(err as Error).message}`;
+    throw unsafeArchive(archive, { kind: "corrupt", reason }, err);
   }
 }
 

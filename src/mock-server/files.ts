@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { type Layout, makeLayout, sha256OfLayout } from "./content.js";
 import type { FaultState } from "./faults.js";
 import { glbSegments } from "./glb.js";
-import { hostileArchive } from "./hostile-zip.js";
+import { type HostileArchiveKind, hostileArchive } from "./hostile-zip.js";
 import type { FileSpec } from "./state.js";
 import { packZipLayout } from "./zip.js";
 
@@ -14,7 +14,7 @@ const MAX_CACHED = 512;
 
 /**
  * Cache of layouts and hashes keyed by file version. With `faults` given, the
- * `hostileArchive` fault replaces every pack file by that hostile archive (same ETag as the
+ * `hostileArchive` fault replaces every pack file (or those of `hostileArchiveSlugs`) by that hostile archive (same ETag as the
  * normal version: use a fresh directory per test).
  */
 export class FileStore {
@@ -25,8 +25,16 @@ export class FileStore {
 
   /** Cache key of the bytes served now for `spec` (the file version, or the hostile archive). */
   private key(spec: FileSpec): string {
-    const hostile = spec.kind === "pack" ? this.faults?.faults.hostileArchive : undefined;
+    const hostile = this.hostile(spec);
     return hostile === undefined ? FileStore.id(spec) : `hostile/${hostile}`;
+  }
+
+  /** The hostile archive served instead of this file, if any (`hostileArchive`, `hostileArchiveSlugs`). */
+  private hostile(spec: FileSpec): HostileArchiveKind | undefined {
+    const faults = this.faults?.faults;
+    if (spec.kind !== "pack" || faults?.hostileArchive === undefined) return undefined;
+    const only = faults.hostileArchiveSlugs;
+    return only === undefined || only.includes(spec.slug) ? faults.hostileArchive : undefined;
   }
 
   /** Cache key of a file version. */
@@ -53,7 +61,7 @@ export class FileStore {
   /** Layout of a file version (built on first use: one CRC pass over pack data). */
   layout(spec: FileSpec): Layout {
     const id = this.key(spec);
-    const hostile = spec.kind === "pack" ? this.faults?.faults.hostileArchive : undefined;
+    const hostile = this.hostile(spec);
     let l = this.layouts.get(id);
     if (l === undefined) {
       l =

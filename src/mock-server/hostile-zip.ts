@@ -16,7 +16,11 @@ export type HostileArchiveKind =
   | "lying-size"
   | "reserved-name"
   | "windows-chars"
-  | "duplicate";
+  | "duplicate"
+  | "deep"
+  | "long-name"
+  | "long-path"
+  | "encrypted";
 
 /** Every kind, for tests that loop over them. */
 export const HOSTILE_ARCHIVE_KINDS: readonly HostileArchiveKind[] = [
@@ -30,6 +34,10 @@ export const HOSTILE_ARCHIVE_KINDS: readonly HostileArchiveKind[] = [
   "reserved-name",
   "windows-chars",
   "duplicate",
+  "deep",
+  "long-name",
+  "long-path",
+  "encrypted",
 ];
 
 const text = (s: string): Buffer => Buffer.from(s, "utf8");
@@ -67,6 +75,18 @@ function hostileEntries(kind: HostileArchiveKind): RawZipEntry[] {
         { name: "pack/model.glb", data: evil },
         { name: "pack/MODEL.glb", data: evil },
       ];
+    case "deep":
+      // one path 2,100 levels deep: about 8.5 KB of archive
+      return [{ name: `pack/${"a/".repeat(2100)}evil.txt`, data: evil }];
+    case "long-name":
+      return [{ name: `pack/${"n".repeat(300)}.txt`, data: evil }];
+    case "long-path":
+      // 12 levels of 100-byte names: every name fits, the whole path (1,200 bytes) does not
+      return [{ name: `pack/${`${"p".repeat(99)}/`.repeat(11)}evil.txt`, data: evil }];
+    case "encrypted":
+      // flagged as encrypted (traditional PKWARE) and stored, without the 12-byte header a
+      // real one carries: what yauzl reports as a size mismatch
+      return [{ name: "pack/secret.txt", data: evil, method: 0, flags: 0x0001 }];
   }
 }
 

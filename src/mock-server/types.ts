@@ -57,6 +57,8 @@ export interface Faults {
   changingEtag?: boolean;
   /** Extra: every pack file is this hostile archive (zip-slip, symlink, zip bomb, …; see hostile-zip.ts). */
   hostileArchive?: HostileArchiveKind;
+  /** Extra: with `hostileArchive`, only the packs with these slugs are hostile (default: every pack). */
+  hostileArchiveSlugs?: string[];
 }
 
 /** An account of the fixture (spec, "Account"). */

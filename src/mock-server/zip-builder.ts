@@ -17,6 +17,8 @@ export interface RawZipEntry {
   mode?: number;
   /** Uncompressed size to declare instead of the true one (a lying header). */
   declaredSize?: number;
+  /** General purpose bits added to the UTF-8 flag, e.g. `0x0001` (encrypted). */
+  flags?: number;
 }
 
 const DOS_TIME = 12 << 11;
@@ -38,7 +40,8 @@ export function buildZip(entries: readonly RawZipEntry[]): Buffer {
     const lh = Buffer.alloc(30);
     lh.writeUInt32LE(0x04034b50, 0);
     lh.writeUInt16LE(20, 4);
-    lh.writeUInt16LE(0x0800, 6);
+    const flags = 0x0800 | (e.flags ?? 0);
+    lh.writeUInt16LE(flags, 6);
     lh.writeUInt16LE(method, 8);
     lh.writeUInt16LE(DOS_TIME, 10);
     lh.writeUInt16LE(DOS_DATE, 12);
@@ -52,7 +55,7 @@ export function buildZip(entries: readonly RawZipEntry[]): Buffer {
     ch.writeUInt32LE(0x02014b50, 0);
     ch.writeUInt16LE(0x0314, 4); // made by: Unix, 2.0
     ch.writeUInt16LE(20, 6);
-    ch.writeUInt16LE(0x0800, 8);
+    ch.writeUInt16LE(flags, 8);
     ch.writeUInt16LE(method, 10);
     ch.writeUInt16LE(DOS_TIME, 12);
     ch.writeUInt16LE(DOS_DATE, 14);

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOSTILE_ARCHIVE_KINDS } from "../../src/mock-server/hostile-zip.js";
 import { runCli } from "../helpers/cli.js";
@@ -183,5 +183,93 @@ describe("packs sync --extract", () => {
         .filter((n) => !n.endsWith(".zip"))
         .sort(),
     ).toEqual([".svc-dl"]);
+  });
+});
+
+/** A chain `a/a/a/…` under `base`, as deep as an absolute path allows (about 2,000 levels). */
+function deepLeftover(base: string): number {
+  let at = base;
+  mkdirSync(at, { recursive: true });
+  for (let levels = 0; ; levels++) {
+    try {
+      mkdirSync(join(at, "a"));
+    } catch {
+      writeFileSync(join(base, "half.glb"), "half");
+      return levels;
+    }
+    at = join(at, "a");
+  }
+}
+
+describe("--extract: deep and long archive names", () => {
+  it.each([
+    ["deep", /is 2102 levels deep \(at most 64\)/, /at most 64 levels deep/],
+    ["long-name", /has a 304-byte name \(at most 255 bytes\)/, /255 bytes per name/],
+    ["long-path", /has a 1113-byte path \(at most 1024 bytes\)/, /1,024 bytes per path/],
+  ])(
+    "refuses the %s archive before writing anything: exit 7, the message and hint name the cause",
+    async (kind, message, hint) => {
+      const dir = tempDir();
+      shared.mock.set({ faults: { hostileArchive: kind as "deep" } });
+      const r = await runCli(["pack", "get", "desert-rocks", "--extract", "-o", `${dir}/`], {
+        env: shared.env(),
+      });
+      expect(r.code).toBe(7);
+      expect(r.stderr).toMatch(message);
+      const hintLine = r.stderr.split("\n").find((l) => l.startsWith("hint:")) ?? "";
+      expect(hintLine).toMatch(hint);
+      expect(hintLine).not.toMatch(/outside/);
+      expect(readdirSync(dir).sort()).toEqual([".svc-dl", "desert-rocks.zip"]);
+      expect(readdirSync(join(dir, ".svc-dl")).filter((n) => n.startsWith("extract"))).toEqual([]);
+    },
+  );
+
+  it("packs sync: a 2,100-level archive fails its item only; the other packs are extracted, and a later run works", async () => {
+    const dir = tempDir();
+    const env = shared.env();
+    shared.mock.set({ faults: { hostileArchive: "deep", hostileArchiveSlugs: ["desert-rocks"] } });
+    type SyncDoc = {
+      items: {
+        slug: string;
+        status: string;
+        error?: { code: string; message: string };
+        extracted?: { status: string };
+      }[];
+    };
+    const first = await runCli(["packs", "sync", dir, "--extract", "--json"], { env });
+    expect(first.code, first.stderr).toBe(1);
+    const doc = JSON.parse(first.stdout) as SyncDoc;
+    const others = doc.items.filter((i) => i.slug !== "desert-rocks");
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.map((i) => i.extracted?.status)).toEqual(others.map(() => "extracted"));
+    const deep = doc.items.find((i) => i.slug === "desert-rocks");
+    expect(deep?.status).toBe("failed");
+    expect(deep?.error?.code).toBe("unsafe_archive");
+    expect(deep?.error?.message).toMatch(/levels deep/);
+    expect(existsSync(join(dir, "desert-rocks"))).toBe(false);
+    expect(readdirSync(join(dir, ".svc-dl")).filter((n) => n.startsWith("extract-"))).toEqual([]);
+
+    const second = await runCli(["packs", "sync", dir, "--extract", "--json"], { env });
+    expect(second.code, second.stderr).toBe(1);
+    const again = JSON.parse(second.stdout) as SyncDoc;
+    const still = again.items.filter((i) => i.slug !== "desert-rocks");
+    expect(still.map((i) => i.extracted?.status)).toEqual(still.map(() => "unchanged"));
+    expect(again.items.find((i) => i.slug === "desert-rocks")?.error?.code).toBe("unsafe_archive");
+  });
+
+  it("a 2,000-level temp tree left by an earlier crash is removed and does not wedge the next run", {
+    timeout: 120_000,
+  }, async () => {
+    const dir = tempDir();
+    const leftover = join(dir, ".svc-dl", "extract-desert-rocks.new");
+    expect(deepLeftover(leftover)).toBeGreaterThan(1900);
+    const other = join(dir, ".svc-dl", "extract-forest-pack.new", "x");
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, "half.glb"), "half");
+    const r = await getExtract(dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.doc?.extracted.status).toBe("extracted");
+    expect(existsSync(dirname(leftover))).toBe(true);
+    expect(readdirSync(join(dir, ".svc-dl")).filter((n) => n.startsWith("extract-"))).toEqual([]);
   });
 });

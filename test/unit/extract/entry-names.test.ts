@@ -23,7 +23,7 @@ describe("checkEntryName", () => {
     ["C:/Windows/evil.dll", /drive letter/],
     ["c:evil", /drive letter/],
     ["a\\b.txt", /backslash/],
-    ["..\\evil", /backslash/],
+    ["..\\evil", /climbs out/],
     ["../evil", /climbs out/],
     ["a/../../evil", /climbs out/],
     ["a//b", /empty or "." segment/],
@@ -46,8 +46,37 @@ describe("checkEntryName", () => {
     ["PRN.", /dot or a space|reserved/],
   ])("refuses %j", (name, problem) => {
     const result = checkEntryName(name);
-    expect(typeof result).toBe("string");
-    expect(result).toMatch(problem);
+    expect(result).toEqual({ kind: expect.any(String), reason: expect.stringMatching(problem) });
+  });
+
+  it.each([
+    [`${"a/".repeat(64)}x`, "too deep", /65 levels deep \(at most 64\)/],
+    [`${"a/".repeat(2100)}x`, "too deep", /2101 levels deep/],
+    [`pack/${"n".repeat(300)}.txt`, "name too long", /304-byte name \(at most 255 bytes\)/],
+    [`${"é".repeat(128)}`, "name too long", /256-byte name/],
+    [
+      `${`${"p".repeat(99)}/`.repeat(11)}evil.txt`,
+      "path too long",
+      /1108-byte path \(at most 1024/,
+    ],
+  ])("refuses a name past the limits (%#) as %s", (name, kind, problem) => {
+    expect(checkEntryName(name)).toEqual({ kind, reason: expect.stringMatching(problem) });
+  });
+
+  it("accepts names at the limits: 64 levels, 255-byte names, 1,024-byte paths", () => {
+    const deep = checkEntryName(`${"a/".repeat(63)}x`);
+    expect("segments" in deep && deep.segments.length).toBe(64);
+    expect("segments" in checkEntryName("n".repeat(255))).toBe(true);
+    const path = `${`${"p".repeat(99)}/`.repeat(10)}${"q".repeat(24)}`;
+    expect(Buffer.byteLength(path)).toBe(1024);
+    expect("segments" in checkEntryName(path)).toBe(true);
+  });
+
+  it("names the kind of each refusal, so the hint can name the cause", () => {
+    expect(checkEntryName("../evil")).toMatchObject({ kind: "outside" });
+    expect(checkEntryName("/etc/passwd")).toMatchObject({ kind: "outside" });
+    expect(checkEntryName("C:/x")).toMatchObject({ kind: "outside" });
+    expect(checkEntryName("a/CON")).toMatchObject({ kind: "not valid on Windows" });
   });
 
   it("accepts names that only look like device names", () => {
