@@ -113,16 +113,20 @@ export class Session {
    * before any request) unless `needsKey` is false (legacy downloads, keyless catalog calls);
    * `apiKey` overrides the configured key (`auth login` checks a new key before storing it).
    * One client per distinct key choice, so later options are never ignored. A keyless client
-   * asked to authenticate throws SvcError `no_api_key` (exit 3).
+   * asked to authenticate throws SvcError `no_api_key` (exit 3). A refusal of the configured key
+   * says where it came from (SVC_API_KEY or the config file, see `withKeySource`).
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
-    const key = opts.apiKey ?? (opts.needsKey === false ? undefined : (await this.apiKey()).value);
-    const id = key ?? "";
+    const resolved =
+      opts.apiKey !== undefined || opts.needsKey === false ? undefined : await this.apiKey();
+    const key = opts.apiKey ?? resolved?.value;
+    const id = `${resolved?.source ?? "given"}:${key ?? ""}`;
     const cached = this.#http.get(id);
     if (cached) return cached;
-    const [{ HttpClient }, { SvcError }] = await Promise.all([
+    const [{ HttpClient }, { SvcError }, { withKeySource }] = await Promise.all([
       import("./http/client.js"),
       import("./errors/svc-error.js"),
+      import("./config/api-key.js"),
     ]);
     const { url } = await this.baseUrl();
     const client = new HttpClient({
@@ -141,6 +145,12 @@ export class Session {
       retry: { maxWaitSeconds: this.globals.maxWait },
       onExchange: (line) => this.reporter.verbose(line),
       onNotice: (line) => this.reporter.info(line),
+      ...(resolved
+        ? {
+            explainApiError: (err) =>
+              withKeySource(err, { source: resolved.source, origin: url.origin }),
+          }
+        : {}),
     });
     this.#http.set(id, client);
     return client;

@@ -1,3 +1,4 @@
+import { ApiError } from "../errors/api-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { keyPreview as formatPreview } from "../io/key-preview.js";
@@ -56,6 +57,37 @@ export function resolveApiKey(sources: {
   }
   assertSendableKey(candidate.value, candidate.source === "env" ? "SVC_API_KEY" : "the stored key");
   return candidate;
+}
+
+/** The service's codes for a refusal of the key itself (spec "Errors"). */
+const REFUSED_KEY_CODES = new Set(["invalid_api_key", "revoked_api_key", "expired_api_key"]);
+const KEYS_PAGE = "Account › Connections › API keys";
+
+/**
+ * The service's refusal of a key, told with where that key came from, so the user fixes the
+ * right one (cli-contract "Configuration and credentials"): `the API key from SVC_API_KEY was
+ * refused: <service message>` with a hint to fix or unset SVC_API_KEY, or `the API key stored in
+ * the config file for <origin> was refused: …` with a hint to run `svc-dl auth login`. Code,
+ * status and request id are kept; any other error is returned as it is.
+ */
+export function withKeySource(
+  err: ApiError,
+  key: { source: ApiKeySource; origin: string },
+): ApiError {
+  if (!REFUSED_KEY_CODES.has(err.code) || err.httpStatus === null) return err;
+  const env = key.source === "env";
+  const where = env
+    ? "the API key from SVC_API_KEY"
+    : `the API key stored in the config file for ${key.origin}`;
+  return new ApiError({
+    code: err.code,
+    message: `${where} was refused: ${err.serviceMessage}`,
+    httpStatus: err.httpStatus,
+    requestId: err.requestId,
+    hint: env
+      ? `Set SVC_API_KEY to a valid key (create one under ${KEYS_PAGE}), or unset it and run \`svc-dl auth login\`.`
+      : `Run \`svc-dl auth login\` with a valid key (create one under ${KEYS_PAGE}); it replaces the stored one.`,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import { ApiError } from "../errors/api-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
 import { NetworkError } from "../errors/network-error.js";
 import { SvcError } from "../errors/svc-error.js";
@@ -270,7 +271,9 @@ export class HttpClient {
   /** Reads at most 64 KiB of an error response and builds its typed error (see `errorFromBody`). */
   async errorFromResponse(res: HttpResponse): Promise<SvcError> {
     const { text } = await this.readText(res, ERROR_BODY_LIMIT);
-    return errorFromBody(res, this.redactor.text(text));
+    const err = errorFromBody(res, this.redactor.text(text));
+    const explain = this.#opts.explainApiError;
+    return explain && err instanceof ApiError ? explain(err) : err;
   }
 
   /**

@@ -1,4 +1,6 @@
 import type { Dispatcher } from "undici";
+import type { ApiError } from "../errors/api-error.js";
+import type { SvcError } from "../errors/svc-error.js";
 import type { NetworkSettings } from "./dispatcher.js";
 import type { Budget, Clock } from "./pacer.js";
 import type { ResponseBody, ResponseHeaders } from "./response-body.js";
@@ -24,6 +26,11 @@ export interface HttpClientOptions {
   onExchange?: (line: string) => void;
   /** Notices of waits and retries, for stderr. */
   onNotice?: (line: string) => void;
+  /**
+   * Adds what only the caller knows to the service's error answers (where a refused API key
+   * came from); default: the error as built from the response.
+   */
+  explainApiError?: (err: ApiError) => SvcError;
 }
 
 /** One request. Headers are lower-case. */

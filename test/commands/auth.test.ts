@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ConfigStore } from "../../src/config/store.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { assertNoSecrets, tempConfigDir } from "../helpers/cli.js";
 import { runCommand } from "../helpers/run-main.js";
@@ -207,5 +208,34 @@ describe("auth logout", () => {
     // the config file is not world-readable and the output never showed a key
     expect(mode(join(dir, "config.json")) & 0o077).toBe(0);
     assertNoSecrets(out.stdout + out.stderr, "logout output");
+  });
+});
+
+describe("a refused key says where it came from", () => {
+  it("SVC_API_KEY: whoami names the variable, in the error line and the --json message", async () => {
+    const env = { SVC_BASE_URL: a.baseUrl, SVC_API_KEY: a.keys.key_revoked };
+    const r = await runCommand(["whoami"], { env });
+    expect(r.code).toBe(3);
+    expect(r.stderr.split("\n")[0]).toMatch(
+      /^error: the API key from SVC_API_KEY was refused: .*\(code revoked_api_key, HTTP 401, request id /,
+    );
+    const json = await runCommand(["whoami", "--json"], { env });
+    const doc = JSON.parse(json.stderr) as { error: { code: string; message: string } };
+    expect(doc.error.code).toBe("revoked_api_key");
+    expect(doc.error.message).toMatch(/^the API key from SVC_API_KEY was refused: /);
+  });
+
+  it("config file: auth status names the file and the service origin", async () => {
+    const dir = tempConfigDir();
+    const origin = new URL(a.baseUrl).origin;
+    new ConfigStore({ SVC_DL_CONFIG_DIR: dir }).setKey(origin, a.keys.key_revoked ?? "");
+    const r = await runCommand(["auth", "status"], {
+      env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(
+      `error: the API key stored in the config file for ${origin} was refused: `,
+    );
+    expect(r.stderr).not.toContain("SVC_API_KEY was refused");
   });
 });

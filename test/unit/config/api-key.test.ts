@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isLicenseKey, keyPreview, resolveApiKey } from "../../../src/config/api-key.js";
+import {
+  isLicenseKey,
+  keyPreview,
+  resolveApiKey,
+  withKeySource,
+} from "../../../src/config/api-key.js";
+import { ApiError } from "../../../src/errors/api-error.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
 
 const KEY = "svc_live_abcdefghijklmnopqrstuvwxyz012345_0a1b2c3d";
@@ -49,5 +55,47 @@ describe("keyPreview and isLicenseKey", () => {
   it("recognises license keys", () => {
     expect(isLicenseKey("SVC_123")).toBe(true);
     expect(isLicenseKey(KEY)).toBe(false);
+  });
+});
+
+describe("withKeySource", () => {
+  const refused = new ApiError({
+    code: "invalid_api_key",
+    message: "Invalid API key",
+    httpStatus: 401,
+    requestId: "req_12345678",
+  });
+
+  it("names SVC_API_KEY and says to fix or unset it", () => {
+    const err = withKeySource(refused, { source: "env", origin: "https://svc.example" });
+    expect(err.message).toBe("the API key from SVC_API_KEY was refused: Invalid API key");
+    expect(err.hint).toMatch(
+      /^Set SVC_API_KEY to a valid key .*or unset it and run `svc-dl auth login`\.$/,
+    );
+    expect([err.code, err.httpStatus, err.requestId, err.exitCode]).toEqual([
+      "invalid_api_key",
+      401,
+      "req_12345678",
+      3,
+    ]);
+  });
+
+  it("names the config file and its origin and says to log in again", () => {
+    const err = withKeySource(refused, { source: "config", origin: "https://svc.example" });
+    expect(err.message).toBe(
+      "the API key stored in the config file for https://svc.example was refused: Invalid API key",
+    );
+    expect(err.hint).toMatch(/^Run `svc-dl auth login` with a valid key/);
+    expect(err.hint).not.toContain("SVC_API_KEY");
+  });
+
+  it("leaves errors that are not about the key alone", () => {
+    const other = new ApiError({
+      code: "not_entitled",
+      message: "no",
+      httpStatus: 403,
+      requestId: null,
+    });
+    expect(withKeySource(other, { source: "env", origin: "o" })).toBe(other);
   });
 });
