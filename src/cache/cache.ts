@@ -1,23 +1,13 @@
 import { randomUUID } from "node:crypto";
-import {
-  chmodSync,
-  constants,
-  copyFileSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-} from "node:fs";
+import { constants, copyFileSync, lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
-
-/** Subdirectory of the cache holding files by SHA-256 (`sha256/ab/abcdef…`). */
-const BY_HASH = "sha256";
-/** Subdirectory for files being written (unique names; renamed into place when verified). */
-const TMP = "tmp";
-const SHA256 = /^[0-9a-f]{64}$/;
+import { ensureOwnedDirs, openOwnedDir, ownedPath, removeOwned } from "../io/owned-dir.js";
+import { checkPrivateDir } from "../io/safe-fs.js";
+import { BY_HASH, CACHE_LAYOUT, cacheRefusals, SHA256, TMP } from "./layout.js";
 
 /**
  * The download cache (cli-contract "Manifest, lock and cache"): verified files stored by
@@ -25,7 +15,9 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * with a unique name, so installs sharing one cache (two CI jobs on one runner) never see a
  * partial entry; entries are re-hashed whenever they are read, so a damaged or planted entry is
  * never used (it is removed). Copies use copy-on-write clones where the file system allows
- * (`COPYFILE_FICLONE`). Nothing is followed through a symlink.
+ * (`COPYFILE_FICLONE`). The root is a directory svc-dl owns (src/io/owned-dir.ts: a
+ * `CACHEDIR.TAG`, only the layout's names deleted, never re-moded unless created here), and no
+ * path inside it is followed through a symlink.
  */
 export class ContentCache {
   readonly root: string;
@@ -35,22 +27,32 @@ export class ContentCache {
   }
 
   /**
-   * Opens (creating with mode 0700) the cache at `root`, absolute. Throws FileSystemError
-   * `unsafe_cache_dir` (exit 8) when `root` is a symlink, not a directory, owned by another
-   * user, or writable by group or others; an exit-8 error when it cannot be created.
+   * Opens the cache at `root` (absolute), creating it with mode 0700 and a `CACHEDIR.TAG` when
+   * missing; an existing empty directory is adopted (tag written, mode untouched). Throws
+   * FileSystemError (exit 8): `unsafe_cache_dir` when `root` or its `sha256/` or `tmp/` is a
+   * symlink or not a directory, or `root` is owned by another user or writable by group or
+   * others; `foreign_cache_dir` when `root` holds anything but lacks the tag (svc-dl did not
+   * create it); a file-system code when it cannot be created.
    */
   static open(root: string): ContentCache {
     try {
-      mkdirSync(root, { recursive: true, mode: 0o700 });
+      openOwnedDir(root, CACHE_LAYOUT, cacheRefusals(root, "use"));
     } catch (err) {
-      throw new FileSystemError(`cannot create the cache ${root}: ${(err as Error).message}`, {
-        code: "write_failed",
-        hint: "Set SVC_DL_CACHE_DIR to a writable directory, or install without the cache (`svc-dl install --no-cache`).",
-        cause: err,
-      });
+      if (err instanceof FileSystemError) throw err;
+      throw cacheFsError(`cannot create the cache ${root}`, root, err);
     }
-    assertSafeDir(root);
     return new ContentCache(root);
+  }
+
+  /**
+   * The existing cache at `root` for {@link clean}, without creating or tagging anything;
+   * undefined when `root` does not exist. Throws `unsafe_cache_dir` as {@link open} does.
+   */
+  static existing(root: string): ContentCache | undefined {
+    const refusals = cacheRefusals(root, "clean");
+    return checkPrivateDir(root, (problem) => refusals.unsafe(root, problem))
+      ? new ContentCache(root)
+      : undefined;
   }
 
   /** Path of the entry for `sha256` (lower-case hex). */
@@ -58,11 +60,17 @@ export class ContentCache {
     return join(this.root, BY_HASH, sha256.slice(0, 2), sha256);
   }
 
+  /** {@link entryPath} when no component below the root is a symlink, else undefined. */
+  private plainEntryPath(sha256: string): string | undefined {
+    return ownedPath(this.root, [BY_HASH, sha256.slice(0, 2), sha256]);
+  }
+
   /** True when an entry for `sha256` exists as a regular file (not verified; see {@link copyOut}). */
   has(sha256: string): boolean {
-    if (!SHA256.test(sha256)) return false;
+    const entry = SHA256.test(sha256) ? this.plainEntryPath(sha256) : undefined;
+    if (entry === undefined) return false;
     try {
-      return lstatSync(this.entryPath(sha256)).isFile();
+      return lstatSync(entry).isFile();
     } catch {
       return false;
     }
@@ -75,8 +83,8 @@ export class ContentCache {
    * `dest` cannot be written.
    */
   copyOut(sha256: string, size: number, dest: string): boolean {
-    if (!SHA256.test(sha256)) return false;
-    const entry = this.entryPath(sha256);
+    const entry = SHA256.test(sha256) ? this.plainEntryPath(sha256) : undefined;
+    if (entry === undefined) return false;
     try {
       const st = lstatSync(entry);
       if (!st.isFile() || st.size !== size) {
@@ -115,80 +123,65 @@ export class ContentCache {
   store(src: string, sha256: string, onProblem?: (line: string) => void): boolean {
     if (!SHA256.test(sha256)) return false;
     if (this.has(sha256)) return true;
-    const entry = this.entryPath(sha256);
-    const tmpDir = join(this.root, TMP);
-    const tmp = join(tmpDir, `${randomUUID()}.tmp`);
+    const refusals = cacheRefusals(this.root, "use");
+    let tmp: string | undefined;
     try {
-      mkdirSync(join(this.root, BY_HASH, sha256.slice(0, 2)), { recursive: true, mode: 0o700 });
-      mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-      assertPlainDir(join(this.root, BY_HASH, sha256.slice(0, 2)));
-      assertPlainDir(tmpDir);
+      const dir = ensureOwnedDirs(this.root, [BY_HASH, sha256.slice(0, 2)], refusals);
+      tmp = join(ensureOwnedDirs(this.root, [TMP], refusals), `${randomUUID()}.tmp`);
       copyFileSync(src, tmp, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL);
       if (hashFile(tmp).sha256 !== sha256) {
         rmSync(tmp, { force: true });
         onProblem?.(`not cached: ${src} changed while it was being copied`);
         return false;
       }
-      durableRename(tmp, entry); // src/io/durable.ts
+      durableRename(tmp, join(dir, sha256)); // src/io/durable.ts
       return true;
     } catch (err) {
-      rmSync(tmp, { force: true });
+      if (tmp !== undefined) rmSync(tmp, { force: true });
       onProblem?.(`could not write to the cache ${this.root}: ${(err as Error).message}`);
       return false;
     }
   }
 
-  /** Empties the cache (every entry and temp file; the directory itself stays). Returns the entries removed. */
+  /**
+   * Empties the cache: removes every entry and temp file its layout names (the root and its
+   * `CACHEDIR.TAG` stay). Returns the entries removed. Throws FileSystemError (exit 8):
+   * `foreign_cache_dir` naming an entry svc-dl did not write (a root without the tag holding
+   * anything, a stray file, a symlink), with nothing deleted; `permission_denied` when the
+   * cache cannot be changed (read-only), after what could be removed.
+   */
   clean(): number {
-    let removed = 0;
-    for (const name of readdirSync(this.root)) {
-      if (name === BY_HASH) removed += countEntries(join(this.root, name));
-      rmSync(join(this.root, name), { recursive: true, force: true });
+    try {
+      return removeOwned(
+        this.root,
+        CACHE_LAYOUT,
+        cacheRefusals(this.root, "clean"),
+        (path) => path[0] === BY_HASH,
+      );
+    } catch (err) {
+      if (err instanceof FileSystemError) throw err;
+      throw cacheFsError(`cannot clean the cache ${this.root}`, this.root, err);
     }
-    return removed;
   }
-}
-
-function countEntries(dir: string): number {
-  let n = 0;
-  try {
-    for (const sub of readdirSync(dir)) n += readdirSync(join(dir, sub)).length;
-  } catch {
-    // an odd layout: counted as far as it could be read
-  }
-  return n;
-}
-
-/** Refuses a symlink or a non-directory where the cache keeps a subdirectory. */
-function assertPlainDir(path: string): void {
-  const st = lstatSync(path);
-  if (!st.isDirectory()) throw unsafe(path, "is not a plain directory (a symlink?)");
 }
 
 /**
- * Refuses a cache root that another user could tamper with: a symlink, not a directory, owned
- * by another user, or writable by group or others (as ssh refuses such files). Tightens the
- * mode of our own directory to 0700.
+ * A file-system failure on the cache as FileSystemError (`permission_denied` for EACCES,
+ * EPERM, EROFS; `no_space`; else `write_failed`) whose hint is about the cache, not an output.
  */
-function assertSafeDir(path: string): void {
-  const st = lstatSync(path);
-  if (st.isSymbolicLink()) throw unsafe(path, "is a symlink");
-  if (!st.isDirectory()) throw unsafe(path, "is not a directory");
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) throw unsafe(path, "is owned by another user");
-  if ((st.mode & 0o022) !== 0) throw unsafe(path, "is writable by group or others");
-  if ((st.mode & 0o777) !== 0o700) {
-    try {
-      chmodSync(path, 0o700);
-    } catch {
-      // readable by others is not a risk to integrity: entries are re-hashed when read
-    }
-  }
-}
-
-function unsafe(path: string, why: string): FileSystemError {
-  return new FileSystemError(`refusing the cache ${path}: it ${why}`, {
-    code: "unsafe_cache_dir",
-    hint: "Point SVC_DL_CACHE_DIR at a directory only you can write, or install without the cache (`svc-dl install --no-cache`).",
+function cacheFsError(what: string, root: string, err: unknown): FileSystemError {
+  const base = fsError(what, err);
+  const readOnly = (err as NodeJS.ErrnoException).code === "EROFS";
+  const elsewhere = "point SVC_DL_CACHE_DIR at a directory you can write";
+  const hint =
+    base.code === "permission_denied"
+      ? `${readOnly ? "The cache is on a read-only file system" : "You may not change the cache"}: ${elsewhere}${readOnly ? "" : `, or make ${root} writable`}.`
+      : base.code === "no_space"
+        ? `Free some disk space, or ${elsewhere}.`
+        : `Check that ${root} can be a directory, or ${elsewhere}.`;
+  return new FileSystemError(base.message, {
+    code: base.code,
+    hint,
+    cause: err,
   });
 }

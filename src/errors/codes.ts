@@ -354,6 +354,11 @@ export const CODES = {
     (c) =>
       `The cache directory is a symlink, not a directory, or not yours; point SVC_DL_CACHE_DIR at a directory only you can write${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
   ),
+  foreign_cache_dir: local(
+    (c) =>
+      c.detail ??
+      `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
+  ),
   no_state: {
     exitCode: ExitCode.ok,
     retryable: false,

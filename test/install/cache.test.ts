@@ -129,7 +129,7 @@ describe("svc-dl install: the cache", () => {
     });
     expect(clean.code, clean.stderr).toBe(0);
     expect(JSON.parse(clean.stdout)).toEqual({ dir: p.cache, removed: 1 });
-    expect(readdirSync(p.cache)).toEqual([]);
+    expect(readdirSync(p.cache)).toEqual(["CACHEDIR.TAG"]); // the tag stays: still svc-dl's
   });
 
   it("`cache dir` defaults to $XDG_CACHE_HOME/svc-dl on Linux", async () => {

@@ -16,16 +16,16 @@ export async function runCacheDir(session: Session): Promise<void> {
 }
 
 /**
- * `svc-dl cache clean`: empties the cache (its directory stays). `--json`: `{"dir","removed"}`.
- * Throws FileSystemError `unsafe_cache_dir` (exit 8) for a cache another user could write.
+ * `svc-dl cache clean`: empties the cache, deleting only what svc-dl's layout names (the
+ * directory and its CACHEDIR.TAG stay). `--json`: `{"dir","removed"}`. Throws FileSystemError
+ * (exit 8): `unsafe_cache_dir` for a cache another user could write, `foreign_cache_dir` for a
+ * directory holding anything svc-dl did not write (nothing deleted), `permission_denied` for a
+ * read-only cache.
  */
 export async function runCacheClean(session: Session): Promise<void> {
-  const [{ existsSync }, { ContentCache }] = await Promise.all([
-    import("node:fs"),
-    import("../../cache/cache.js"),
-  ]);
+  const { ContentCache } = await import("../../cache/cache.js");
   const dir = await cacheDir(session);
-  const removed = existsSync(dir) ? ContentCache.open(dir).clean() : 0;
+  const removed = ContentCache.existing(dir)?.clean() ?? 0;
   if (session.globals.json) session.printJson({ dir, removed });
   else
     session.reporter.info(`removed ${removed} cached file${removed === 1 ? "" : "s"} from ${dir}`);
@@ -46,7 +46,7 @@ export function cacheCommand(open: OpenSession): Command {
     )
     .addCommand(
       new Command("clean")
-        .description("remove every cached file")
+        .description("remove every cached file (only what svc-dl wrote there)")
         .addHelpText("after", examples("svc-dl cache clean"))
         .action(async (_opts: unknown, cmd: Command) => {
           await runCacheClean(open(cmd));

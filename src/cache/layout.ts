@@ -1,0 +1,70 @@
+import { FileSystemError } from "../errors/file-system-error.js";
+import type { OwnedKind, OwnedLayout, OwnedRefusals } from "../io/owned-dir.js";
+
+/** Subdirectory of the cache holding files by SHA-256 (`sha256/ab/abcdef…`). */
+export const BY_HASH = "sha256";
+/** Subdirectory for files being written (unique names; renamed into place when verified). */
+export const TMP = "tmp";
+/** A SHA-256 in lower-case hex: the name of a cache entry. */
+export const SHA256 = /^[0-9a-f]{64}$/;
+/** The name of a temp file in {@link TMP} (a UUID). */
+const TMP_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+
+/**
+ * The cache's layout (cli-contract "Untrusted text, paths and caches"): a `CACHEDIR.TAG` (the
+ * Cache Directory Tagging Specification, https://bford.info/cachedir/, so backup tools skip
+ * it), `sha256/<first two hex digits>/<sha256>` entries and `tmp/<uuid>.tmp` files. Nothing
+ * else in the root is svc-dl's.
+ */
+export const CACHE_LAYOUT: OwnedLayout = {
+  marker: "CACHEDIR.TAG",
+  signature: "Signature: 8a477f597d28d172789f06886806bc55",
+  markerText:
+    "Signature: 8a477f597d28d172789f06886806bc55\n" +
+    "# This file is a cache directory tag created by svc-dl.\n" +
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n",
+  kind(path: readonly string[]): OwnedKind {
+    const [top, sub, name] = path;
+    if (top === BY_HASH) {
+      if (path.length === 1) return "dir";
+      if (sub === undefined || !/^[0-9a-f]{2}$/.test(sub)) return undefined;
+      if (path.length === 2) return "dir";
+      if (path.length === 3 && name !== undefined && SHA256.test(name) && name.startsWith(sub)) {
+        return "file";
+      }
+      return undefined;
+    }
+    if (top === TMP) {
+      if (path.length === 1) return "dir";
+      if (path.length === 2 && sub !== undefined && TMP_NAME.test(sub)) return "file";
+    }
+    return undefined;
+  },
+};
+
+const NO_CACHE = (has: boolean) => (has ? ", or run with --no-cache" : "");
+
+/**
+ * The cache's refusals as errors: `unsafe_cache_dir` (a symlink, not a directory, not yours)
+ * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused, e.g.
+ * "clean"). Both exit 8.
+ */
+export function cacheRefusals(root: string, doing: "use" | "clean"): OwnedRefusals {
+  return {
+    unsafe: (path, problem) =>
+      new FileSystemError(`refusing the cache ${path}: it ${problem}`, {
+        code: "unsafe_cache_dir",
+        hint: `Point SVC_DL_CACHE_DIR at a directory only you can write${NO_CACHE(doing === "use")}.`,
+      }),
+    foreign: (entry, why, unmarked) =>
+      new FileSystemError(
+        `refusing to ${doing} the cache ${root}: ${entry} is not svc-dl's (${why})${doing === "clean" ? "; nothing was deleted" : ""}`,
+        {
+          code: "foreign_cache_dir",
+          hint: unmarked
+            ? `SVC_DL_CACHE_DIR names a folder svc-dl did not create: point it at a new or empty directory${NO_CACHE(doing === "use")}.`
+            : `Move ${entry} out of ${root} (svc-dl deletes only what it wrote there), or point SVC_DL_CACHE_DIR at a new directory${NO_CACHE(doing === "use")}.`,
+        },
+      ),
+  };
+}
