@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import { safeBaseName } from "../outdir/names.js";
 import type { ItemKey, LockFile, LockItem } from "./types.js";
 
@@ -36,7 +37,8 @@ export function itemKey(item: ItemKey): string {
 
 /**
  * Reads `svc-dl.lock` at `path`. Returns undefined when it does not exist. The lock is input
- * from a repository, so it is validated (strict schema, safe file names, hex SHA-256). Throws
+ * from a repository, so it is validated (a UTF-8 byte-order mark accepted, a key named twice in
+ * one object refused: src/io/strict-json.ts; strict schema, safe file names, hex SHA-256). Throws
  * UsageError `invalid_lock` (exit 2) naming the JSON path of the first problem.
  */
 export function readLock(path: string): LockFile | undefined {
@@ -47,19 +49,13 @@ export function readLock(path: string): LockFile | undefined {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw fsError(`cannot read ${path}`, err);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (err) {
-    throw invalidLock(path, `not valid JSON (${(err as Error).message})`);
-  }
-  const parsed = LockFileSchema.safeParse(json);
+  const json = parseStrictJson(raw);
+  if (!json.ok) throw invalidLock(path, json.problem);
+  const parsed = LockFileSchema.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = (issue?.path ?? [])
-      .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-      .join("");
-    throw invalidLock(path, `${where || "(top level)"}: ${issue?.message ?? "invalid"}`);
+    const where = (issue?.path ?? []).map((p) => (typeof p === "number" ? p : String(p)));
+    throw invalidLock(path, `${formatJsonPath(where)}: ${issue?.message ?? "invalid"}`);
   }
   return parsed.data;
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname } from "node:path";
 import { z } from "zod";
 import { UsageError } from "../errors/usage-error.js";
+import { type ContainmentProblem, containedPath } from "../io/containment.js";
+import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import type { InstallItemRef } from "./types.js";
 
 /** Default manifest file name, looked up in the working directory. */
@@ -44,17 +46,19 @@ export const ManifestSchema = z.strictObject({
 export interface Manifest {
   /** Absolute path of the manifest file. */
   path: string;
-  /** Absolute path of `dir`, resolved against the manifest's directory. */
+  /** Absolute path of `dir`, resolved against the manifest's directory (and inside it). */
   dir: string;
   /** Declared items, packs first then assets, each with its JSON path (`packs[1]`). */
   items: InstallItemRef[];
 }
 
 /**
- * Reads and validates the manifest at `path` (absolute). Throws UsageError (exit 2):
- * `manifest_missing` when the file cannot be read, `invalid_manifest` naming the JSON path of
- * the first problems (`packs[1].edition: …`) when it is not JSON, breaks the schema, or declares
- * an item twice.
+ * Reads and validates the manifest at `path` (absolute). A UTF-8 byte-order mark is accepted.
+ * Throws UsageError (exit 2): `manifest_missing` when the file cannot be read,
+ * `invalid_manifest` naming the JSON path of the first problems (`packs[1].edition: …`) when it
+ * is not JSON, names a key twice in one object (src/io/strict-json.ts), breaks the schema,
+ * declares an item twice, or has a `dir` that leads outside its folder (see
+ * {@link parseManifest}).
  */
 export function readManifest(path: string): Manifest {
   let raw: string;
@@ -66,26 +70,27 @@ export function readManifest(path: string): Manifest {
       hint: "Create svc-dl.json (see `svc-dl install --help`) or name one with --manifest FILE.",
     });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch (err) {
-    throw invalid(path, `not valid JSON (${(err as Error).message})`);
-  }
-  return parseManifest(json, path);
+  const json = parseStrictJson(raw);
+  if (!json.ok) throw invalid(path, json.problem);
+  return parseManifest(json.value, path);
 }
 
-/** Validates an already parsed manifest (see {@link readManifest}). */
+/**
+ * Validates an already parsed manifest (see {@link readManifest}). `dir` must be a relative
+ * path that stays inside the manifest's folder (cli-contract "Untrusted text, paths and
+ * caches"; src/io/containment.ts): no absolute path or drive letter, no `..` that climbs out,
+ * no symbolic link on the way that leads out; otherwise `invalid_manifest` naming `dir`.
+ */
 export function parseManifest(json: unknown, path: string): Manifest {
   const parsed = ManifestSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((issue) => {
-      const where = jsonPath(issue.path);
+      const where = zodPath(issue.path);
       const keys = "keys" in issue && Array.isArray(issue.keys) ? issue.keys : [];
       if (issue.code === "unrecognized_keys" && keys.length > 0) {
-        return keys.map((k) => `${jsonPath([...issue.path, String(k)])}: unknown key`).join("; ");
+        return keys.map((k) => `${formatJsonPath([...where, String(k)])}: unknown key`).join("; ");
       }
-      return `${where || "(top level)"}: ${issue.message}`;
+      return `${formatJsonPath(where)}: ${issue.message}`;
     });
     throw invalid(path, problems.join("; "));
   }
@@ -117,18 +122,34 @@ export function parseManifest(json: unknown, path: string): Manifest {
       throw invalid(path, `${item.jsonPath}: declares the same item as ${first}`);
     seen.set(key, item.jsonPath);
   }
-  const base = dirname(path);
-  return { path, dir: isAbsolute(m.dir) ? resolve(m.dir) : resolve(base, m.dir), items };
+  const dir = containedPath(dirname(path), m.dir, (problem) => outsideDir(path, problem), {
+    noEscapingSymlinks: true,
+  });
+  return { path, dir, items };
 }
 
-/** `packs[1].edition` from zod's path. */
-function jsonPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
-  return out;
+/** zod's path as strings and numbers (symbols never occur in JSON). */
+function zodPath(path: readonly PropertyKey[]): (string | number)[] {
+  return path.map((p) => (typeof p === "number" ? p : String(p)));
+}
+
+const DIR_PROBLEMS: Record<ContainmentProblem, string> = {
+  empty: "is empty",
+  absolute: "is an absolute path",
+  "drive letter": "starts with a drive letter",
+  "climbs out": "climbs out of the manifest's folder with ..",
+  "control character": "contains a control character",
+  "symlink on the way": "goes through a symbolic link that leads outside the manifest's folder",
+};
+
+function outsideDir(path: string, problem: ContainmentProblem): UsageError {
+  return new UsageError(
+    `invalid manifest ${path}: dir: ${DIR_PROBLEMS[problem]}; it must be a relative path inside the manifest's folder`,
+    {
+      code: "invalid_manifest",
+      hint: 'Set "dir" to a folder below the manifest\'s folder, e.g. "vendor/assets" (svc-dl never writes outside the project).',
+    },
+  );
 }
 
 function invalid(path: string, what: string): UsageError {

@@ -1,5 +1,5 @@
-import { lstatSync } from "node:fs";
-import { isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
 
 /**
  * The one containment rule (cli-contract "Untrusted text, paths and caches", "Downloads"): a path
@@ -46,12 +46,19 @@ export interface ContainedPathOptions {
    * lexical rule only.
    */
   readonly noSymlinks?: boolean;
+  /**
+   * Also refuse when a symbolic link on the way leads out: the real path (links resolved) of the
+   * deepest existing component must lie inside the real path of `root`; a dangling link or a
+   * loop there is refused too. Links that stay inside are accepted. Default false.
+   */
+  readonly noEscapingSymlinks?: boolean;
 }
 
 /**
  * `root` joined with the outside path `rel`, resolved; throws the error `refuse(problem)` builds
  * when `rel` is refused by {@link containmentProblem}, when the result is not inside `root`, or
- * (with `noSymlinks`) when an existing component below `root` is a symbolic link.
+ * (with `noSymlinks`) when an existing component below `root` is a symbolic link, or (with
+ * `noEscapingSymlinks`) when a link on the way leads outside `root`.
  */
 export function containedPath(
   root: string,
@@ -80,7 +87,31 @@ export function containedPath(
       if (isLink) throw refuse("symlink on the way");
     }
   }
+  if (options.noEscapingSymlinks === true && leadsOut(base, full))
+    throw refuse("symlink on the way");
   return full;
+}
+
+/** Whether the deepest existing component of `full` (inside `base`) really lies outside `base`. */
+function leadsOut(base: string, full: string): boolean {
+  let at = full;
+  while (lstatSync(at, { throwIfNoEntry: false }) === undefined) {
+    if (at === base) return false; // nothing below the root exists yet
+    at = dirname(at);
+  }
+  let real: string;
+  try {
+    real = realpathSync(at);
+  } catch {
+    return true; // a dangling link or a loop: where it leads is not known
+  }
+  let realBase: string;
+  try {
+    realBase = realpathSync(base);
+  } catch {
+    realBase = base;
+  }
+  return !isInside(realBase, real);
 }
 
 /** True when `path` (resolved) is `root` itself or lies below it. */

@@ -34,13 +34,13 @@ describe("manifest", () => {
   it("resolves dir against the manifest's directory and expands bare slugs", () => {
     const m = parseManifest(
       {
-        dir: "../vendor",
+        dir: "vendor",
         packs: ["a", { slug: "b", edition: "authoring", extract: true }],
         assets: ["c"],
       },
       "/repo/sub/svc-dl.json",
     );
-    expect(m.dir).toBe("/repo/vendor");
+    expect(m.dir).toBe("/repo/sub/vendor");
     expect(m.items.map((i) => [i.kind, i.slug, i.edition, i.extract, i.jsonPath])).toEqual([
       ["pack", "a", "standard", false, "packs[0]"],
       ["pack", "b", "authoring", true, "packs[1]"],

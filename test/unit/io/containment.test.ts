@@ -55,6 +55,27 @@ describe("containedPath", () => {
     );
   });
 
+  it("with noEscapingSymlinks, refuses a link on the way that leads out, not one that stays inside", () => {
+    const base = mkdtempSync(join(tmpdir(), "svc-dl-contain-esc-"));
+    mkdirSync(join(base, "inside", "deep"), { recursive: true });
+    symlinkSync(tmpdir(), join(base, "out"));
+    symlinkSync(join(base, "inside"), join(base, "in"));
+    symlinkSync(join(base, "missing"), join(base, "dangling"));
+    const esc = { noEscapingSymlinks: true };
+    expect(() => containedPath(base, "out", refuse, esc)).toThrow("refused: symlink on the way");
+    expect(() => containedPath(base, "out/new/x", refuse, esc)).toThrow(
+      "refused: symlink on the way",
+    );
+    expect(() => containedPath(base, "dangling/x", refuse, esc)).toThrow(
+      "refused: symlink on the way",
+    );
+    expect(containedPath(base, "in/deep", refuse, esc)).toBe(resolve(base, "in/deep"));
+    expect(containedPath(base, "inside/new/x", refuse, esc)).toBe(resolve(base, "inside/new/x"));
+    expect(containedPath(join(base, "not-yet"), "a/b", refuse, esc)).toBe(
+      resolve(base, "not-yet/a/b"),
+    );
+  });
+
   it("isInside tells a path below the root from one beside it", () => {
     expect(isInside(root, join(root, "a"))).toBe(true);
     expect(isInside(root, root)).toBe(true);
