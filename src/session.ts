@@ -128,9 +128,11 @@ export class Session {
       import("./errors/svc-error.js"),
       import("./config/api-key.js"),
     ]);
-    const { url } = await this.baseUrl();
+    const { url, source } = await this.baseUrl();
+    const { describeSource } = await import("./config/base-url.js");
     const client = new HttpClient({
       baseUrl: url,
+      baseUrlSource: describeSource(source),
       apiKey: () => {
         if (key === undefined) {
           throw new SvcError(`no API key configured for ${url.origin}`, { code: "no_api_key" });

@@ -110,7 +110,8 @@ export function baseUrlString(url: URL): string {
   return url.href.replace(/\/+$/, "");
 }
 
-function describeSource(source: SettingSource | "argument"): string {
+/** Where a base URL came from, as messages name it (`--base-url`, `SVC_BASE_URL`, …). */
+export function describeSource(source: SettingSource | "argument"): string {
   if (source === "flag") return "--base-url";
   if (source === "argument") return "`config set base-url`";
   if (source === "env") return "SVC_BASE_URL";

@@ -151,6 +151,15 @@ export const CODES = {
         ? "Nothing at that path: check the route and any name in it (e.g. `svc-dl api me`, `svc-dl api orders`)."
         : `No such published item; ${slugSource(c)}.`,
   },
+  route_not_found: {
+    exitCode: ExitCode.notFound,
+    retryable: false,
+    hint: (c) =>
+      c.command === "api"
+        ? "Nothing at that path: check the route (e.g. `svc-dl api me`) and the base URL (the service's address without /api)."
+        : (c.detail ??
+          "Check the base URL: it is the service's address without /api (--base-url, SVC_BASE_URL or the config file)."),
+  },
   file_unavailable: {
     exitCode: ExitCode.notFound,
     retryable: false,
@@ -193,6 +202,13 @@ export const CODES = {
       c.has("--ca-file")
         ? `If the host uses a private certificate authority, pass its PEM file with --ca-file (or SVC_CA_FILE${c.exists("config set") ? ", or `svc-dl config set ca-file PATH`" : ""}), or set NODE_EXTRA_CA_CERTS.`
         : "If the host uses a private certificate authority, set SVC_CA_FILE or NODE_EXTRA_CA_CERTS to its PEM file.",
+  },
+  not_tls: {
+    exitCode: ExitCode.network,
+    retryable: false,
+    hint: (c) =>
+      c.detail ??
+      "Check the URL's scheme and port: the server does not speak TLS there (http:// only for a loopback service).",
   },
   proxy_error: {
     exitCode: ExitCode.network,

@@ -2,7 +2,14 @@ import { NetworkError } from "../errors/network-error.js";
 import { PROXY_TUNNEL_CLOSED } from "./proxy-tunnel.js";
 
 /** What a transfer failure was, as the retry policy sees it (cli-contract "Networks"). */
-export type NetworkFailureKind = "connection" | "timeout" | "framing" | "tls" | "dns" | "proxy";
+export type NetworkFailureKind =
+  | "connection"
+  | "timeout"
+  | "framing"
+  | "tls"
+  | "not_tls"
+  | "dns"
+  | "proxy";
 
 /** Error codes of certificate failures (Node's TLS layer). */
 const TLS_CODES = new Set([
@@ -20,7 +27,19 @@ const TLS_CODES = new Set([
   "INVALID_CA",
   "ERR_TLS_CERT_ALTNAME_INVALID",
   "UND_ERR_PRX_TLS",
+]);
+
+/**
+ * OpenSSL codes of a TLS handshake answered by something that is not TLS (typically a
+ * plain-HTTP server's `400 Bad Request` read as a TLS record): an `https://` URL aimed at an
+ * `http` port. Not a certificate problem.
+ */
+const NOT_TLS_CODES = new Set([
   "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+  "ERR_SSL_HTTP_REQUEST",
+  "ERR_SSL_UNKNOWN_PROTOCOL",
+  "ERR_SSL_RECORD_LAYER_FAILURE",
 ]);
 
 /** Error codes of host names that do not resolve. */
@@ -64,6 +83,7 @@ export function proxyConnectStatus(err: unknown): number | undefined {
 export function classifyNetworkError(err: unknown): NetworkFailureKind {
   const codes = errorCodes(err);
   if (proxyConnectStatus(err) !== undefined || codes.includes(PROXY_TUNNEL_CLOSED)) return "proxy";
+  if (codes.some((c) => NOT_TLS_CODES.has(c))) return "not_tls";
   if (codes.some((c) => TLS_CODES.has(c) || c.startsWith("ERR_SSL_") || c.startsWith("CERT_"))) {
     return "tls";
   }
@@ -88,6 +108,8 @@ export interface FailedRequest {
   scrub: (text: string) => string;
   /** True once the response head had arrived (the body transfer failed). */
   duringBody?: boolean;
+  /** The base URL and where it was set (`--base-url`, `SVC_BASE_URL`, …), for hints about it. */
+  service?: { url: URL; source: string | undefined };
 }
 
 /** Hint for certificate failures: the two ways to trust a private CA (cli-contract "Networks"). */
@@ -115,6 +137,11 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
         code: "tls_error",
         hint: CA_HINT,
       });
+    case "not_tls":
+      return new NetworkError(
+        `${host} does not speak TLS${via}: the https:// address points at a port that answered in plain text (${detail})`,
+        { ...common, code: "not_tls", hint: notTlsHint(req) },
+      );
     case "dns":
       return new NetworkError(`host name ${req.url.hostname} does not resolve${via}: ${detail}`, {
         ...common,
@@ -158,6 +185,16 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
         },
       );
   }
+}
+
+/** The next step of a `not_tls` failure: the base URL and its source, or the link's origin. */
+function notTlsHint(req: FailedRequest): string {
+  const service = req.service;
+  if (service && service.url.origin === req.url.origin) {
+    const from = service.source ? ` (from ${service.source})` : "";
+    return `Check the scheme and port of the base URL ${service.url.origin}${from}: use the service's https port, or http:// for a service on this machine.`;
+  }
+  return `The link to ${req.url.host} names https on a port that does not speak TLS; quote the request id to support if it persists.`;
 }
 
 /** True for network errors that are retried (connection, timeout, framing). */

@@ -27,6 +27,7 @@ import {
   RetryBudget,
   type RetrySettings,
 } from "./retry.js";
+import { notFoundUnderBase } from "./route-not-found.js";
 import { systemClock } from "./system-clock.js";
 import { checkRequestUrl } from "./url-policy.js";
 
@@ -182,6 +183,7 @@ export class HttpClient {
       url,
       requestId: requestId ?? "",
       proxy: this.#proxy ? proxyLabel(this.#proxy, url) : undefined,
+      service: { url: this.baseUrl, source: this.#opts.baseUrlSource },
       scrub: (text) => this.redactor.text(text),
       duringBody,
     });
@@ -268,10 +270,17 @@ export class HttpClient {
     return error;
   }
 
-  /** Reads at most 64 KiB of an error response and builds its typed error (see `errorFromBody`). */
+  /**
+   * Reads at most 64 KiB of an error response and builds its typed error (see `errorFromBody`);
+   * a 404 of the service is reported against the base URL (see {@link notFoundUnderBase}).
+   */
   async errorFromResponse(res: HttpResponse): Promise<SvcError> {
     const { text } = await this.readText(res, ERROR_BODY_LIMIT);
-    const err = errorFromBody(res, this.redactor.text(text));
+    const body = errorFromBody(res, this.redactor.text(text));
+    const err =
+      res.status === 404
+        ? notFoundUnderBase(body, res.url, this.baseUrl, this.#opts.baseUrlSource)
+        : body;
     const explain = this.#opts.explainApiError;
     return explain && err instanceof ApiError ? explain(err) : err;
   }

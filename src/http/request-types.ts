@@ -10,6 +10,8 @@ import type { RetrySettings } from "./retry.js";
 export interface HttpClientOptions {
   /** The spec's `{base_url}` (service address, no `/api`). */
   baseUrl: URL;
+  /** Where the base URL was set, as printed in messages (`--base-url`, `SVC_BASE_URL`, …). */
+  baseUrlSource?: string;
   /** Returns the API key; called only when a request to the service origin needs one. Throws when none is configured. */
   apiKey: () => string;
   /** `svc-dl/<version>`. */

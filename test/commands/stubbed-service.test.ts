@@ -130,19 +130,23 @@ describe("commands against stubbed responses", () => {
   });
 
   it.each([
-    [401, "invalid_api_key", 3],
-    [403, "api_disabled", 4],
-    [404, "not_found", 5],
-  ])("HTTP %i %s → exit %i with the code and the request id", async (status, code, exit) => {
-    service()
-      .intercept({ path: "/api/v1/me" })
-      .reply(status, { error: { code, message: "refused" } }, { headers: JSON_HEADERS });
-    const r = await runCommand(["whoami"], { env: ENV, dispatcher: agent });
-    expect(r.code).toBe(exit);
-    expect(r.stderr).toContain(`code ${code}`);
-    expect(r.stderr).toContain("req_stub_1");
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-  });
+    [401, "invalid_api_key", "invalid_api_key", 3],
+    [403, "api_disabled", "api_disabled", 4],
+    // a 404 of a top-level route: the route is not under the base URL
+    [404, "not_found", "route_not_found", 5],
+  ])(
+    "HTTP %i %s → %s, exit %i with the code and the request id",
+    async (status, apiCode, code, exit) => {
+      service()
+        .intercept({ path: "/api/v1/me" })
+        .reply(status, { error: { code: apiCode, message: "refused" } }, { headers: JSON_HEADERS });
+      const r = await runCommand(["whoami"], { env: ENV, dispatcher: agent });
+      expect(r.code).toBe(exit);
+      expect(r.stderr).toContain(`code ${code}`);
+      expect(r.stderr).toContain("req_stub_1");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 
   it("a command's run function works without main(): runPacksList(session, { limit })", async () => {
     service()

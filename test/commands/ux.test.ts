@@ -201,7 +201,8 @@ describe("whoami and packs list documents", () => {
     const r = await runCommand(["api", "nonexistent", "--json"], { env: shared.env() });
     expect(r.code).toBe(5);
     const doc = errorLine(r.stderr);
-    expect(doc.error.code).toBe("not_found");
+    expect(doc.error.code).toBe("route_not_found");
+    expect(doc.error.hint).toContain("check the route");
     expect(doc.error.retryable).toBe(false);
     expect(doc.error.hint).not.toContain("slug with");
     expect(doc.error.request_id).toEqual(expect.any(String));
