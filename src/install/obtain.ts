@@ -86,7 +86,10 @@ export async function obtain(
     rmSync(r.path, { force: true });
     return done(item, entry, dir, local, "network", why);
   }
-  return putInPlace(dir, item, entry, r, ctx, why);
+  const settled = await putInPlace(dir, item, entry, r, ctx, why);
+  // A new version replacing the old file is a download, not a repair of a damaged file.
+  if (!same && settled.result.status === "repaired") settled.result.status = "downloaded";
+  return settled;
 }
 
 /** Downloads `item` into `<dir>/.svc-dl/install-staging/` (stable: a download resumes across runs). */

@@ -76,7 +76,7 @@ export async function runInstall(
   const lockPath = lockPathFor(manifest.path);
   const lockItems = readLock(lockPath)?.items ?? [];
   const locked = new Map(lockItems.map((i) => [itemKey(i), i]));
-  const updating = updateSelector(manifest, opts.update);
+  const updating = updateSelector(manifest, opts.update, opts.frozen);
   const document = (items: InstallItemResult[]): InstallDocument => ({
     manifest: manifest.path,
     lock: lockPath,
@@ -132,13 +132,15 @@ export async function runInstall(
 
 /**
  * Which items `--update` names: all for `true`, those with a listed slug for a list. Throws
- * UsageError (exit 2) for a listed slug that the manifest does not declare.
+ * UsageError (exit 2) with `frozen`, and for a listed slug that the manifest does not declare.
  */
 function updateSelector(
   manifest: Manifest,
   update: InstallOptions["update"],
+  frozen: boolean,
 ): (item: InstallItemRef) => boolean {
   if (update === undefined || update === false) return () => false;
+  if (frozen) throw new UsageError("--frozen and --update cannot be combined");
   if (update === true || update.length === 0) return () => true;
   const declared = new Set(manifest.items.map((i) => i.slug));
   const unknown = update.filter((slug) => !declared.has(slug));

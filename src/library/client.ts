@@ -153,6 +153,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
           {
             manifestPath: isAbsolute(manifest) ? manifest : join(cwd, manifest),
             frozen: opts.frozen === true,
+            update: opts.update,
             cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
             extract: opts.extract === true,
             waitLock: opts.waitLock ?? 0,

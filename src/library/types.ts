@@ -84,6 +84,11 @@ export interface InstallOptions extends CallOptions {
   /** Never write the lock; drift from it throws `lock_mismatch` (exitCode 9). */
   frozen?: boolean | undefined;
   /**
+   * Re-fetch these slugs (`true`: every item) and rewrite their lock entries with what the
+   * service serves (the document's `lock_changes` lists what changed). Not with `frozen`.
+   */
+  update?: boolean | readonly string[] | undefined;
+  /**
    * The download cache directory. The library never reads `SVC_DL_CACHE_DIR` itself: pass
    * `defaultCacheDir()` (or any directory) to use a cache; omitted or false, no cache.
    */

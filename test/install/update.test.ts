@@ -3,6 +3,7 @@
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import {
@@ -271,5 +272,23 @@ describe("svc-dl install: a lock is checked, not believed", () => {
     expect(doc.items[0]).toMatchObject({ status: "lock-mismatch", source: "local", bytes: real });
     expect(shared.mock.requests).toHaveLength(0);
     rmSync(join(p.root, "out"), { recursive: true });
+  });
+});
+
+describe("library: install({ update })", () => {
+  it("re-fetches the named items and reports lock_changes; refuses it with frozen", async () => {
+    const p = makeProject({ dir: "out", packs: [SLUG] });
+    const client = createClient({ baseUrl: shared.mock.baseUrl, apiKey: shared.mock.apiKey });
+    await client.install({ cwd: p.root });
+    shared.mock.bumpPackVersion(SLUG);
+    const fresh = await shared.mock.fileInfo({ kind: "pack", slug: SLUG });
+    const doc = await client.install({ cwd: p.root, update: [SLUG] });
+    expect(doc.items[0]).toMatchObject({ status: "downloaded", source: "network" });
+    expect(doc.lock_changes.map((c) => [c.change, c.after?.sha256])).toEqual([
+      ["updated", fresh.sha256],
+    ]);
+    await expect(client.install({ cwd: p.root, frozen: true, update: true })).rejects.toThrow(
+      expect.objectContaining({ exitCode: 2 }),
+    );
   });
 });
