@@ -79,7 +79,7 @@ export class ContentCache {
   /**
    * Copies the entry for `sha256` to `dest` (a new file; clone where possible) and re-hashes the
    * copy. Returns true when the copy has `size` bytes and that SHA-256; otherwise removes the copy
-   * and the bad entry and returns false (a miss). Throws FileSystemError (exit 8) only when
+   * and returns false (a miss), and removes the entry when its bytes do not hash to its name. Throws FileSystemError (exit 8) only when
    * `dest` cannot be written.
    */
   copyOut(sha256: string, size: number, dest: string): boolean {
@@ -87,10 +87,13 @@ export class ContentCache {
     if (entry === undefined) return false;
     try {
       const st = lstatSync(entry);
-      if (!st.isFile() || st.size !== size) {
+      if (!st.isFile()) {
         if (!st.isDirectory()) rmSync(entry, { force: true });
         return false;
       }
+      // Another size than the caller's (a lock's claim) proves nothing against the entry: it is
+      // kept; only bytes that do not hash to its name condemn it (cli-contract: a lock is checked).
+      if (st.size !== size) return false;
     } catch {
       return false;
     }
@@ -110,7 +113,7 @@ export class ContentCache {
     const copied = hashFile(dest);
     if (copied.sha256 === sha256 && copied.bytes === size) return true;
     rmSync(dest, { force: true });
-    rmSync(entry, { force: true });
+    if (copied.sha256 !== sha256) rmSync(entry, { force: true });
     return false;
   }
 

@@ -64,7 +64,8 @@ export function heldBytesContradict(
   cache: ContentCache | undefined,
 ): { diffs: LockDifference[]; origin: BytesOrigin; facts: FileFacts } | undefined {
   const places: [string, BytesOrigin][] = [[join(dir, lock.file), "in dir"]];
-  if (cache) places.push([cache.entryPath(lock.sha256), "cached"]);
+  // `has` checks that no component inside the cache is a symlink.
+  if (cache?.has(lock.sha256)) places.push([cache.entryPath(lock.sha256), "cached"]);
   for (const [path, origin] of places) {
     const facts = measureIfSizeDiffers(path, lock.size);
     if (facts?.sha256 === lock.sha256)
