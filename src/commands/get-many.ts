@@ -80,14 +80,12 @@ export async function runGetMany(
   client: HttpClient,
   req: GetManyRequest,
 ): Promise<GetManyDocument> {
-  const [{ resolveDestination }, { downloadItem }, { acquireDirLock }, failure] = await Promise.all(
-    [
-      import("../outdir/destination.js"),
-      import("../download/engine.js"),
-      import("../outdir/lock.js"),
-      import("../sync/failure.js"),
-    ],
-  );
+  const [{ resolveDestination }, { downloadItem }, { OutputDir }, failure] = await Promise.all([
+    import("../outdir/destination.js"),
+    import("../download/engine.js"),
+    import("../outdir/output-dir.js"),
+    import("../sync/failure.js"),
+  ]);
   const { toJsonDocument } = await import("../download/run-get.js");
   const { ctx, globals, reporter } = session;
   checkSeveralOutput(req.output, ctx.cwd);
@@ -96,7 +94,7 @@ export async function runGetMany(
   const progress = await session.progress();
   const doc: GetManyDocument = { items: [], summary: { downloaded: 0, up_to_date: 0, failed: 0 } };
   const failed: FailedItem[] = [];
-  const lock = await acquireDirLock(destination.dir, {
+  const out = await OutputDir.open(destination.dir, {
     waitSeconds: globals.waitLock,
     onWait: (line) => session.reporter.info(line),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -110,11 +108,10 @@ export async function runGetMany(
         const result = await downloadItem(client, {
           ...item,
           source: await source(),
-          dir: destination.dir,
+          out,
           force: req.force,
           progress,
           progressLabel: `${item.kind} ${position}/${req.items.length}`,
-          lock: false,
           onNotice: (line) => reporter.info(line),
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
@@ -139,7 +136,7 @@ export async function runGetMany(
     }
   } finally {
     progress.stop();
-    await lock.release();
+    await out.close();
   }
   const s = doc.summary;
   reporter.info(

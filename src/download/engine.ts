@@ -1,24 +1,13 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { fsError } from "../errors/fs-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient, HttpResponse } from "../http/client.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
-import { lstatIfExists } from "../io/safe-fs.js";
-import { checkRecordedFile, regularFileMtime, restampRecord } from "../outdir/local-file.js";
-import { acquireDirLock, type DirLock } from "../outdir/lock.js";
-import { chooseDestination, recordOf, settleDestination } from "../outdir/ownership.js";
+import { checkRecordedFile, regularFileMtime } from "../outdir/local-file.js";
+import type { OutputDir } from "../outdir/output-dir.js";
 import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/partial.js";
-import {
-  findRecorded,
-  type ItemRef,
-  readState,
-  type StateFile,
-  type StateItem,
-  sameItem,
-  writeState,
-} from "../outdir/state.js";
+import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
 import { type DownloadSource, fetchBody, interruptedReason } from "./fetch-body.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
@@ -33,16 +22,14 @@ export {
 /** Options of {@link downloadItem}. */
 export interface DownloadItemOptions extends ItemRef {
   source: DownloadSource;
-  /** Output directory, absolute; created if missing. Partial data and state go to `<dir>/.svc-dl/`. */
-  dir: string;
-  /** Exact final file name in `dir` (from `-o FILE`); default the server's name. */
+  /** The output directory, opened (and locked) by the caller for the run; partial data and state go to its `.svc-dl/`. */
+  out: OutputDir;
+  /** Exact final file name in the directory (from `-o FILE`); default the server's name. */
   fileName?: string;
   /** Overwrite a destination that is not recorded as ours, and re-download ours unconditionally. */
   force?: boolean;
   /** Re-hash a recorded file even when its size and mtime match the record (`--checksum`). */
   checksum?: boolean;
-  /** Lock wait in seconds when this call locks `dir` itself (`--wait-lock`); default 0. */
-  waitLock?: number;
   /**
    * For a recorded, complete file: true (default) re-validates it with `If-None-Match`; false
    * trusts the state file and returns `up-to-date` without any request (`packs sync`).
@@ -51,8 +38,6 @@ export interface DownloadItemOptions extends ItemRef {
   progress: FileProgress;
   /** Prefix for progress lines, e.g. `pack 3/12`. */
   progressLabel?: string;
-  /** Lock handling: omitted → lock `dir` for this call; `false` → the caller holds the lock. */
-  lock?: false;
   /** Builds the error of a non-retryable failure response (legacy denials); default the client's. */
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
   /** Notices (restart, refresh of an expired URL) for stderr. */
@@ -81,7 +66,7 @@ export function formatOf(kind: ItemRef["kind"]): FileFormat {
 }
 
 /**
- * Downloads one item into `dir` (cli-contract "Downloads", "Retries and rate limits").
+ * Downloads one item into the output directory `opts.out` (cli-contract "Downloads", "Retries and rate limits").
  *
  * - Decision before any request ({@link recordedUpToDate}): a recorded, complete file is
  *   re-validated with `If-None-Match` (304, or 200 with the same ETag → `up-to-date`, body not
@@ -92,22 +77,14 @@ export function formatOf(kind: ItemRef["kind"]): FileFormat {
  * - Decision after a complete body ({@link commitDownload}): size and format checked, atomic
  *   rename into place, state record.
  *
- * Throws: FileSystemError `file_exists` / `locked` / `no_space` (exit 8); SvcError
- * `corrupt_download` (exit 7, partial discarded); ApiError from the service; NetworkError after
- * retries (partial kept); InterruptedError when the client's signal aborts (partial kept, lock
- * released, progress stopped).
+ * Throws: FileSystemError `file_exists` / `no_space` (exit 8); SvcError `corrupt_download`
+ * (exit 7, partial discarded); ApiError from the service; NetworkError after retries (partial
+ * kept); InterruptedError when the client's signal aborts (partial kept, progress stopped).
  */
 export async function downloadItem(
   client: HttpClient,
   opts: DownloadItemOptions,
 ): Promise<DownloadResult> {
-  const lock: DirLock | undefined =
-    opts.lock === false
-      ? undefined
-      : await acquireDirLock(opts.dir, {
-          waitSeconds: opts.waitLock ?? 0,
-          ...(client.signal ? { signal: client.signal } : {}),
-        });
   try {
     return await runDownload(client, opts);
   } catch (err) {
@@ -115,7 +92,6 @@ export async function downloadItem(
     throw err;
   } finally {
     opts.progress.stop();
-    await lock?.release();
   }
 }
 
@@ -131,13 +107,12 @@ export async function recordedUpToDate(
   signal?: AbortSignal,
 ): Promise<{ conditional: StateItem | undefined; repairing: boolean }> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
-  const state = readState(opts.dir);
-  const recorded =
-    opts.fileName !== undefined ? state.items[opts.fileName] : findRecorded(state, item);
+  const { out } = opts;
+  const recorded = opts.fileName !== undefined ? out.recordedAt(opts.fileName) : out.recorded(item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
   if (!ours) return { conditional: undefined, repairing: false };
-  const local = await checkRecordedFile(opts.dir, ours, opts.checksum === true, signal);
-  if (local.restamp !== undefined) await restampRecord(opts.dir, ours.file, local.restamp);
+  const local = await checkRecordedFile(out.dir, ours, opts.checksum === true, signal);
+  if (local.restamp !== undefined) out.restamp(ours.file, local.restamp);
   const intact = local.verdict === "intact";
   return {
     conditional: !opts.force && ours.etag && intact ? ours : undefined,
@@ -147,16 +122,16 @@ export async function recordedUpToDate(
 
 async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
-  const { dir } = opts;
+  const { out } = opts;
   const force = opts.force === true;
   // One name, one item; untrusted destinations (src/outdir/ownership.ts).
   const destination = (server: string | undefined): string =>
-    chooseDestination(dir, item, { fixed: opts.fileName, server }, force);
+    out.chooseName(item, { fixed: opts.fileName, server }, force);
   if (opts.fileName !== undefined) destination(undefined);
   const { conditional, repairing } = await recordedUpToDate(opts, client.signal);
   if (conditional && opts.revalidate === false) return finishUpToDate(opts, conditional);
   const sink = new PartFileSink({
-    dir,
+    dir: out.dir,
     item,
     conditionalEtag: conditional?.etag ?? undefined,
     progress: opts.progress,
@@ -203,36 +178,25 @@ export async function commitDownload(
       requestId: done.response.requestId,
     });
   }
-  const finalPath = join(opts.dir, done.name);
-  const state = readState(opts.dir);
+  const { out } = opts;
+  const finalPath = out.pathOf(done.name);
   // Adoption: an unrecorded file with the served bytes is recorded and left untouched.
-  const action = await settleDestination(
-    opts.dir,
-    done.name,
-    state,
-    item,
-    done,
-    opts.force === true,
-  );
+  const action = await out.settle(done.name, item, done, opts.force === true);
   const mtimeMs = regularFileMtime(action === "adopt" ? finalPath : paths.data);
   const facts = { ...done, file: done.name, mtimeMs };
-  state.items[done.name] = recordOf(state, item, facts, opts.fileName !== undefined);
-  if (action === "adopt") return await finishAdopted(opts, paths, state, done);
-  // A new file is recorded before it appears: a run killed between rename and record would
-  // leave a complete file the next run refuses as not ours (file_exists). Killed before the
-  // rename, the record names a missing file and the complete part finishes via 416. A file
-  // being replaced is recorded after, so an old record never vouches for new bytes.
+  const rec = out.recordFor(item, facts, opts.fileName !== undefined);
+  if (action === "adopt") return await finishAdopted(opts, paths, rec, done);
+  // Killed before the rename, the record names a missing file and the complete part finishes
+  // via 416 (the ordering rule itself lives in OutputDir.record).
   setFinalFileMode(paths); // 0600 only while in .svc-dl/
-  // a dangling link at the destination counts as present
-  const replacing = lstatIfExists(finalPath) !== undefined;
-  if (!replacing) await writeState(opts.dir, state);
-  try {
-    durableRename(paths.data, finalPath);
-  } catch (err) {
-    throw fsError(`cannot move the download to ${finalPath}`, err);
-  }
+  await out.record(rec, () => {
+    try {
+      durableRename(paths.data, finalPath);
+    } catch (err) {
+      throw fsError(`cannot move the download to ${finalPath}`, err);
+    }
+  });
   rmSync(paths.meta, { force: true });
-  if (replacing) await writeState(opts.dir, state);
   const status: FileOutcome = done.repaired
     ? "repaired"
     : done.resumedFrom > 0
@@ -260,17 +224,18 @@ export async function commitDownload(
 async function finishAdopted(
   opts: DownloadItemOptions,
   paths: PartialPaths,
-  state: StateFile,
+  rec: StateItem,
   done: { name: string; bytes: number; sha256: string; etag: string | null },
 ): Promise<DownloadResult> {
-  await writeState(opts.dir, state);
+  await opts.out.record(rec);
+  await opts.out.flush();
   removePartial(paths);
   opts.progress.done({ name: done.name, bytes: done.bytes, resumedFrom: 0, outcome: "adopted" });
   return {
     kind: opts.kind,
     slug: opts.slug,
     edition: opts.edition,
-    path: join(opts.dir, done.name),
+    path: opts.out.pathOf(done.name),
     file: done.name,
     bytes: done.bytes,
     sha256: done.sha256,
@@ -291,7 +256,7 @@ function finishUpToDate(opts: DownloadItemOptions, recorded: StateItem): Downloa
     kind: opts.kind,
     slug: opts.slug,
     edition: opts.edition,
-    path: join(opts.dir, recorded.file),
+    path: opts.out.pathOf(recorded.file),
     file: recorded.file,
     bytes: recorded.size,
     sha256: recorded.sha256,

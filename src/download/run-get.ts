@@ -4,7 +4,7 @@ import type { HttpClient, HttpResponse } from "../http/client.js";
 import { refuseBinaryToTerminal } from "../io/binary-guard.js";
 import type { GetJsonDocument } from "../model.js";
 import { resolveDestination } from "../outdir/destination.js";
-import { acquireDirLock } from "../outdir/lock.js";
+import { OutputDir } from "../outdir/output-dir.js";
 import type { ItemRef } from "../outdir/state.js";
 import type { Session } from "../session.js";
 import {
@@ -73,9 +73,9 @@ export async function runGet(
   const progress = await session.progress();
   const onNotice = (line: string): void => session.reporter.info(line);
   // Lock first, so a second run on the same directory stops before any request.
-  const lock =
+  const out =
     destination.kind === "file"
-      ? await acquireDirLock(destination.dir, {
+      ? await OutputDir.open(destination.dir, {
           waitSeconds: globals.waitLock,
           onWait: onNotice,
           ...(client.signal ? { signal: client.signal } : {}),
@@ -92,15 +92,14 @@ export async function runGet(
       onNotice,
       ...(req.errorFromResponse ? { errorFromResponse: req.errorFromResponse } : {}),
     };
-    if (destination.kind === "stdout") {
+    if (destination.kind === "stdout" || !out) {
       result = await downloadToStream(client, { ...common, out: ctx.io.stdout });
     } else {
       result = await downloadItem(client, {
         ...common,
-        dir: destination.dir,
+        out,
         ...(destination.fileName !== undefined ? { fileName: destination.fileName } : {}),
         force: req.force,
-        lock: false,
       });
       if (req.afterDownload) extra = await req.afterDownload(result);
     }
@@ -109,7 +108,7 @@ export async function runGet(
     throw err;
   } finally {
     progress.stop();
-    await lock?.release();
+    await out?.close();
   }
   if (globals.json) session.printJson({ ...toJsonDocument(result), ...extra });
   else if (destination.kind !== "stdout") session.print(result.path);

@@ -314,6 +314,7 @@ export const CODES = {
       ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
       : "Create the manifest svc-dl.json.",
   ),
+  dir_not_found: usage((c) => c.detail ?? "Name an existing directory."),
   invalid_manifest: usage((c) =>
     c.exists("install")
       ? 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.'

@@ -7,12 +7,10 @@ import { listPacks } from "../api/list-packs.js";
 import { packDownloadSource } from "../api/pack-download-source.js";
 import type { Pack } from "../api/schemas.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
-import { fsError } from "../errors/fs-error.js";
 import { HttpClient } from "../http/client.js";
 import type { NetworkSettings } from "../http/dispatcher.js";
-import { makeDirectory } from "../io/mkdir.js";
 import type { FileProgress } from "../io/progress.js";
-import { stateDirOf } from "../outdir/state.js";
+import type { OutputDir } from "../outdir/output-dir.js";
 import type { ItemKey } from "./types.js";
 
 export type { DownloadResult } from "../download/engine.js";
@@ -28,21 +26,16 @@ export interface FetchDeps {
 /** Downloads items with the engine; remembers the pack listing for the run. */
 export interface ItemFetcher {
   /**
-   * Downloads `item` into `dir` (absolute) with every download rule (resume, format check,
-   * state record, conditional re-validation of a recorded file). The caller holds `dir`'s
-   * lock (or the lock of a directory containing it) unless `opts.lockDir`. Throws what
-   * `downloadItem` throws.
+   * Downloads `item` into the output directory `out` (opened by the caller) with every download
+   * rule (resume, format check, state record, conditional re-validation of a recorded file).
+   * Throws what `downloadItem` throws.
    */
-  download(item: ItemKey, dir: string, opts?: FetchOptions): Promise<DownloadResult>;
+  download(item: ItemKey, out: OutputDir, opts?: FetchOptions): Promise<DownloadResult>;
 }
 
 /** Per-call options of {@link ItemFetcher.download}. */
 export interface FetchOptions {
   progressLabel?: string;
-  /** Lock `dir` for this call (the library's single downloads); default false: the caller holds it. */
-  lockDir?: boolean;
-  /** With `lockDir`: seconds to wait for another run's lock (`--wait-lock`); default 0. */
-  waitLock?: number;
   /** Overwrite a destination svc-dl did not record, and re-download a recorded one. */
   force?: boolean;
 }
@@ -88,7 +81,7 @@ export function createHttpClient(settings: HttpSettings): HttpClient {
 export function createItemFetcher(deps: FetchDeps): ItemFetcher {
   let packs: Promise<Pack[]> | undefined;
   return {
-    async download(item, dir, opts = {}) {
+    async download(item, out, opts = {}) {
       const client = await deps.client();
       let source: DownloadSource;
       if (item.kind === "pack") {
@@ -105,21 +98,12 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
       } else {
         source = { url: client.apiUrl(`assets/${encodeURIComponent(item.slug)}/download`) };
       }
-      // Without its own lock the engine expects its bookkeeping directory to exist.
-      if (opts.lockDir !== true) {
-        try {
-          makeDirectory(stateDirOf(dir));
-        } catch (err) {
-          throw fsError(`cannot create ${stateDirOf(dir)}`, err);
-        }
-      }
       return downloadItem(client, {
         kind: item.kind,
         slug: item.slug,
         edition: item.edition,
         source,
-        dir,
-        ...(opts.lockDir === true ? { waitLock: opts.waitLock ?? 0 } : { lock: false as const }),
+        out,
         ...(opts.force === true ? { force: true } : {}),
         progress: deps.progress,
         ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),

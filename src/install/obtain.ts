@@ -1,7 +1,7 @@
 import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
-import { STATE_DIR } from "../outdir/state.js";
+import { OutputDir } from "../outdir/output-dir.js";
 import type { DownloadResult, ItemFetcher } from "./fetch-item.js";
 import {
   type BytesOrigin,
@@ -18,6 +18,8 @@ import type { InstallItemRef, InstallItemResult, InstallSource, LockItem } from 
 /** What settling one item needs besides the item (see `runInstall`). */
 export interface ObtainContext {
   dir: string;
+  /** `dir`, opened (and locked) for the run. */
+  out: OutputDir;
   cache: ContentCache | undefined;
   /** `--update` names this item: re-fetch it and take what the service serves as its entry. */
   updating: boolean;
@@ -46,22 +48,22 @@ export async function obtain(
   lock: LockItem | undefined,
   ctx: ObtainContext,
 ): Promise<Settled> {
-  const { dir } = ctx;
+  const { dir, out } = ctx;
   if (lock && !ctx.updating) {
     const held = heldBytesContradict(dir, lock, ctx.cache);
     if (held) return mismatch(item, held.diffs, held.origin, held.facts);
-    const local = await takeLocal(dir, item, lock);
+    const local = await takeLocal(out, item, lock);
     if (local) {
       ctx.cache?.store(join(dir, lock.file), lock.sha256, ctx.notice);
       return done(item, lock, dir, local, "local", "already in dir");
     }
     if (ctx.cache) {
-      const placed = await placeFromCache(ctx.cache, dir, item, lock);
+      const placed = await placeFromCache(ctx.cache, out, item, lock);
       const status = placed === "downloaded" ? "cached" : placed;
       if (status) return done(item, lock, dir, status, "cache", "copied from the cache");
     }
-    checkPlaceable(dir, item, lock); // a conflict in dir costs no download
-    const r = await fetchStaged(fetcher, dir, item);
+    checkPlaceable(out, item, lock); // a conflict in dir costs no download
+    const r = await fetchStaged(fetcher, out, item);
     const diffs = compareWithLock(lock, factsOf(r));
     if (diffs.length > 0) {
       rmSync(r.path, { force: true });
@@ -70,17 +72,17 @@ export async function obtain(
     return putInPlace(dir, item, lock, r, ctx, "not in dir or the cache");
   }
   if (!lock) {
-    const r = await fetcher.download(item, dir);
+    const r = await fetcher.download(item, out);
     ctx.cache?.store(r.path, r.sha256, ctx.notice);
     const entry = entryFromBytes(item, r.file, factsOf(r), r.etag);
     return done(item, entry, dir, r.status, "network", "not in svc-dl.lock yet");
   }
   // --update: what the service serves now becomes the entry.
-  const r = await fetchStaged(fetcher, dir, item);
+  const r = await fetchStaged(fetcher, out, item);
   const entry = entryFromBytes(item, r.file, factsOf(r), r.etag);
   const same = compareWithLock(lock, factsOf(r)).length === 0;
   const why = same ? "re-fetched for --update: unchanged" : "re-fetched for --update: changed";
-  const local = await takeLocal(dir, item, entry);
+  const local = await takeLocal(out, item, entry);
   if (local) {
     ctx.cache?.store(r.path, r.sha256, ctx.notice);
     rmSync(r.path, { force: true });
@@ -95,12 +97,18 @@ export async function obtain(
 /** Downloads `item` into `<dir>/.svc-dl/install-staging/` (stable: a download resumes across runs). */
 async function fetchStaged(
   fetcher: ItemFetcher,
-  dir: string,
+  out: OutputDir,
   item: InstallItemRef,
 ): Promise<DownloadResult> {
-  const staging = join(dir, STATE_DIR, "install-staging");
-  removeIfNotDirectory(staging);
-  return fetcher.download(item, staging);
+  const stagingDir = join(out.stateDir, "install-staging");
+  removeIfNotDirectory(stagingDir);
+  // Covered by the lock of `out`, which contains it.
+  const staging = await OutputDir.open(stagingDir, { lock: false });
+  try {
+    return await fetcher.download(item, staging);
+  } finally {
+    await staging.close();
+  }
 }
 
 /** Stores the verified staged file in the cache, then moves it into `dir` as `entry.file`. */
@@ -113,7 +121,7 @@ async function putInPlace(
   why: string,
 ): Promise<Settled> {
   ctx.cache?.store(r.path, r.sha256, ctx.notice);
-  const placed = await placeVerified(dir, item, entry, r.path);
+  const placed = await placeVerified(ctx.out, item, entry, r.path);
   const status = r.status === "resumed" ? "resumed" : placed;
   return done(item, entry, dir, status, "network", why);
 }

@@ -6,15 +6,15 @@ import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
-import { makeDirectory } from "../io/mkdir.js";
-import { readState, STATE_DIR, sameItem, writeState } from "../outdir/state.js";
+import type { OutputDir } from "../outdir/output-dir.js";
+import { type StateItem, sameItem } from "../outdir/state.js";
 import type { ItemKey, LockItem } from "./types.js";
 
 /**
  * Putting locked files into `dir` without the network (cli-contract "Manifest, lock and
  * cache"): finding them already there, copying them from the cache, moving a verified staged
- * download into place; each recorded in `<dir>/.svc-dl/state.json` as the download engine
- * records its own files. The caller holds `dir`'s lock.
+ * download into place; each recorded through the directory's OutputDir (its one ordering rule),
+ * as the download engine records its own files. The caller opened (and locked) the directory.
  */
 
 /** How a file got into place: newly, or replacing a changed file of the same item. */
@@ -27,18 +27,18 @@ export type PlaceOutcome = "downloaded" | "repaired";
  * recorded: it is recorded now, left untouched), or undefined.
  */
 export async function takeLocal(
-  dir: string,
+  out: OutputDir,
   item: ItemKey,
   lock: LockItem,
 ): Promise<"up-to-date" | "adopted" | undefined> {
-  const path = join(dir, lock.file);
+  const path = out.pathOf(lock.file);
   try {
     const st = lstatSync(path);
     if (!st.isFile() || st.size !== lock.size) return undefined;
   } catch {
     return undefined;
   }
-  const recorded = readState(dir).items[lock.file];
+  const recorded = out.recordedAt(lock.file);
   if (recorded && !sameItem(recorded, item)) return undefined;
   let sha: string;
   try {
@@ -49,7 +49,7 @@ export async function takeLocal(
   if (sha !== lock.sha256) return undefined;
   const current =
     recorded?.sha256 === lock.sha256 && recorded.size === lock.size && recorded.etag === lock.etag;
-  if (!current) await record(dir, item, lock);
+  if (!current) await out.record(recordOf(item, lock));
   return recorded ? "up-to-date" : "adopted";
 }
 
@@ -58,8 +58,12 @@ export async function takeLocal(
  * item's recorded file, not an unrecorded file (which {@link takeLocal} found to differ).
  * Returns whether an existing file of ours is replaced. Throws FileSystemError `file_exists`.
  */
-export function checkPlaceable(dir: string, item: ItemKey, lock: LockItem): { replacing: boolean } {
-  const path = join(dir, lock.file);
+export function checkPlaceable(
+  out: OutputDir,
+  item: ItemKey,
+  lock: LockItem,
+): { replacing: boolean } {
+  const path = out.pathOf(lock.file);
   let exists = false;
   try {
     const st = lstatSync(path);
@@ -68,7 +72,7 @@ export function checkPlaceable(dir: string, item: ItemKey, lock: LockItem): { re
   } catch (err) {
     if (err instanceof FileSystemError) throw err;
   }
-  const recorded = readState(dir).items[lock.file];
+  const recorded = out.recordedAt(lock.file);
   if (recorded && !sameItem(recorded, item)) {
     throw conflict(path, `belongs to ${recorded.kind} ${recorded.slug}`);
   }
@@ -84,15 +88,15 @@ export function checkPlaceable(dir: string, item: ItemKey, lock: LockItem): { re
  */
 export async function placeFromCache(
   cache: ContentCache,
-  dir: string,
+  out: OutputDir,
   item: ItemKey,
   lock: LockItem,
 ): Promise<PlaceOutcome | undefined> {
   if (!cache.has(lock.sha256)) return undefined;
-  const { replacing } = checkPlaceable(dir, item, lock);
-  const tmp = tempPath(dir);
+  const { replacing } = checkPlaceable(out, item, lock);
+  const tmp = join(out.stateDir, `install-${randomUUID()}.tmp`);
   if (!cache.copyOut(lock.sha256, lock.size, tmp)) return undefined;
-  return moveIntoPlace(dir, item, lock, tmp, replacing);
+  return moveIntoPlace(out, item, lock, tmp, replacing);
 }
 
 /**
@@ -100,53 +104,37 @@ export async function placeFromCache(
  * records it. Throws `file_exists` and FileSystemError (exit 8).
  */
 export async function placeVerified(
-  dir: string,
+  out: OutputDir,
   item: ItemKey,
   lock: LockItem,
   src: string,
 ): Promise<PlaceOutcome> {
-  const { replacing } = checkPlaceable(dir, item, lock);
-  return moveIntoPlace(dir, item, lock, src, replacing);
+  const { replacing } = checkPlaceable(out, item, lock);
+  return moveIntoPlace(out, item, lock, src, replacing);
 }
 
 async function moveIntoPlace(
-  dir: string,
+  out: OutputDir,
   item: ItemKey,
   lock: LockItem,
   src: string,
   replacing: boolean,
 ): Promise<PlaceOutcome> {
-  const dest = join(dir, lock.file);
-  // As the engine does: a new file is recorded before it appears, a replaced one after.
-  if (!replacing) await record(dir, item, lock);
-  try {
-    durableRename(src, dest);
-  } catch (err) {
-    rmSync(src, { force: true });
-    throw fsError(`cannot move the file to ${dest}`, err);
-  }
-  if (replacing) await record(dir, item, lock);
+  const dest = out.pathOf(lock.file);
+  await out.record(recordOf(item, lock), () => {
+    try {
+      durableRename(src, dest);
+    } catch (err) {
+      rmSync(src, { force: true });
+      throw fsError(`cannot move the file to ${dest}`, err);
+    }
+  });
   return replacing ? "repaired" : "downloaded";
 }
 
-/** A unique temp file name in `<dir>/.svc-dl/` (created if missing). */
-function tempPath(dir: string): string {
-  const stateDir = join(dir, STATE_DIR);
-  try {
-    makeDirectory(stateDir);
-  } catch (err) {
-    throw fsError(`cannot create ${stateDir}`, err);
-  }
-  return join(stateDir, `install-${randomUUID()}.tmp`);
-}
-
-/** Records `item` at `lock.file` in the state of `dir`, dropping older records of the same item. */
-async function record(dir: string, item: ItemKey, lock: LockItem): Promise<void> {
-  const state = readState(dir);
-  for (const [name, entry] of Object.entries(state.items)) {
-    if (name !== lock.file && sameItem(entry, item)) delete state.items[name];
-  }
-  state.items[lock.file] = {
+/** The state record of `item` placed at `lock.file` with the locked bytes. */
+function recordOf(item: ItemKey, lock: LockItem): StateItem {
+  return {
     kind: item.kind,
     slug: item.slug,
     edition: item.edition,
@@ -156,7 +144,6 @@ async function record(dir: string, item: ItemKey, lock: LockItem): Promise<void>
     sha256: lock.sha256,
     completed_at: new Date().toISOString(),
   };
-  await writeState(dir, state);
 }
 
 function conflict(path: string, what: string): FileSystemError {

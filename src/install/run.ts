@@ -2,7 +2,7 @@ import { ContentCache } from "../cache/cache.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { acquireDirLock } from "../outdir/lock.js";
+import { OutputDir } from "../outdir/output-dir.js";
 import { classifyFailure, itemError } from "../sync/failure.js";
 import { extractInstalledPack } from "./extract.js";
 import type { ItemFetcher } from "./fetch-item.js";
@@ -94,7 +94,7 @@ export async function runInstall(
   }
   observer.planned?.(manifest);
   const cache = opts.cacheDir !== undefined ? ContentCache.open(opts.cacheDir) : undefined;
-  const dirLock = await acquireDirLock(manifest.dir, {
+  const out = await OutputDir.open(manifest.dir, {
     waitSeconds: opts.waitLock ?? 0,
     ...(opts.signal ? { signal: opts.signal } : {}),
     onWait: (line) => observer.notice?.(line),
@@ -104,6 +104,7 @@ export async function runInstall(
     for (const item of manifest.items) {
       const ctx: SettleContext = {
         dir: manifest.dir,
+        out,
         cache,
         updating: updating(item),
         extract: opts.extract,
@@ -115,7 +116,7 @@ export async function runInstall(
       observer.itemFinished?.(one.result);
     }
   } finally {
-    await dirLock.release();
+    await out.close();
   }
   const doc = document(settled.map((s) => s.result));
   const mismatched = doc.items.filter((i) => i.status === "lock-mismatch");

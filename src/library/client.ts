@@ -90,12 +90,19 @@ export function createClient(options: ClientOptions): SvcDlClient {
         ...(options.onNotice ? { onNotice: options.onNotice } : {}),
       });
       const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
-      const result = await fetcher.download({ kind, slug, edition }, absolute(opts.dir), {
-        lockDir: true,
-        waitLock: opts.waitLock ?? 0,
-        force: opts.force === true,
+      const { OutputDir } = await import("../outdir/output-dir.js");
+      const out = await OutputDir.open(absolute(opts.dir), {
+        waitSeconds: opts.waitLock ?? 0,
+        ...(opts.signal ? { signal: opts.signal } : {}),
       });
-      return toJsonDocument(result);
+      try {
+        const result = await fetcher.download({ kind, slug, edition }, out, {
+          force: opts.force === true,
+        });
+        return toJsonDocument(result);
+      } finally {
+        await out.close();
+      }
     });
 
   return {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
-import { readState, type StateItem, writeState } from "./state.js";
+import type { StateItem } from "./state.js";
 
 /**
  * What a recorded file looks like now (cli-contract "Downloads": a recorded file is up to date
@@ -50,19 +50,6 @@ export async function checkRecordedFile(
   return rec.mtime_ms === st.mtimeMs
     ? { verdict: "intact" }
     : { verdict: "intact", restamp: st.mtimeMs };
-}
-
-/**
- * Records a new modification time (ms) for the file `name` after a re-hash found it intact, so
- * the next run need not hash it again. Call only while holding the directory lock; a record
- * that vanished meanwhile is left alone. Throws what `writeState` throws.
- */
-export async function restampRecord(dir: string, name: string, mtimeMs: number): Promise<void> {
-  const state = readState(dir);
-  const item = state.items[name];
-  if (!item || item.mtime_ms === mtimeMs) return;
-  state.items[name] = { ...item, mtime_ms: mtimeMs };
-  await writeState(dir, state);
 }
 
 /** Modification time (ms) of a regular file at `path`, never through a symlink; undefined otherwise. */

@@ -3,7 +3,7 @@ import { FileSystemError } from "../errors/file-system-error.js";
 import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
 import { fileExists, specialFile } from "./errors.js";
 import { fallbackFileName } from "./names.js";
-import { type ItemRef, readState, type StateFile, type StateItem, sameItem } from "./state.js";
+import { type ItemRef, type StateFile, type StateItem, sameItem } from "./state.js";
 
 /**
  * One name, one item (cli-contract "Downloads"): a file name in a directory belongs to one item
@@ -118,23 +118,6 @@ export async function settleDestination(
   if (now && now.bytes === served.bytes && now.sha256 === served.sha256) return "adopt";
   if (force) return "write";
   throw fileExists(path, "exists with other bytes than the service serves");
-}
-
-/**
- * Picks the name for `item` ({@link pickFileName}, from a fresh read of the state) and checks
- * what is there ({@link checkDestination}). Returns the name; throws `file_exists` (exit 8) as
- * those do, and `unsafe_state_dir` when `.svc-dl` may not be trusted.
- */
-export function chooseDestination(
-  dir: string,
-  item: ItemRef,
-  names: { fixed?: string | undefined; server?: string | undefined },
-  force: boolean,
-): string {
-  const state = readState(dir);
-  const name = pickFileName({ state, item, fixed: names.fixed, server: names.server, force, dir });
-  checkDestination(dir, name, state, item, force);
-  return name;
 }
 
 /**

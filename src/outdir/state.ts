@@ -35,10 +35,15 @@ export interface StateItem extends ItemRef {
   fixed_name?: boolean;
 }
 
-/** The state file: `{ version: 1, items: { <file name>: StateItem } }`, keyed by file name. */
+/**
+ * The state file: `{ version: 1, items: { <file name>: StateItem } }`, keyed by file name.
+ * `generation` (random hex) is set while a run appends to the journal beside it
+ * (src/outdir/journal.ts): the journal applies only to the snapshot naming its generation.
+ */
 export interface StateFile {
   version: 1;
   items: Record<string, StateItem>;
+  generation?: string;
 }
 
 /** Path of the bookkeeping directory of `dir`. */
@@ -126,13 +131,25 @@ export function readState(dir: string): StateFile {
   if (rawItems && typeof rawItems === "object") {
     for (const [name, value] of Object.entries(rawItems as Record<string, unknown>)) {
       const item = asStateItem(value);
-      if (item && item.file === name && isSafeBaseName(name)) items[name] = item;
+      if (item && item.file === name) items[name] = item;
     }
   }
-  return { version: 1, items };
+  const generation = (parsed as { generation?: unknown } | null)?.generation;
+  return {
+    version: 1,
+    items,
+    ...(typeof generation === "string" && GENERATION.test(generation) ? { generation } : {}),
+  };
 }
 
-function asStateItem(value: unknown): StateItem | undefined {
+/** A snapshot's journal generation: 16 lower-case hex digits. */
+export const GENERATION = /^[0-9a-f]{16}$/;
+
+/**
+ * A record read from an untrusted place (the state file, its journal) in the recorded shape,
+ * with a `file` that is a safe base name; undefined otherwise.
+ */
+export function asStateItem(value: unknown): StateItem | undefined {
   if (!value || typeof value !== "object") return undefined;
   const v = value as Record<string, unknown>;
   const okKind = v.kind === "pack" || v.kind === "asset";
@@ -143,6 +160,7 @@ function asStateItem(value: unknown): StateItem | undefined {
     typeof v.slug !== "string" ||
     v.slug === "" ||
     typeof v.file !== "string" ||
+    !isSafeBaseName(v.file) ||
     typeof v.size !== "number" ||
     !Number.isSafeInteger(v.size) ||
     v.size < 0 ||
@@ -182,8 +200,9 @@ export async function writeState(dir: string, state: StateFile): Promise<void> {
     const item = state.items[name];
     if (item && isSafeBaseName(name)) sorted[name] = item;
   }
+  const doc = { version: 1, ...(state.generation ? { generation: state.generation } : {}) };
   try {
-    writePrivateFileAtomic(path, `${JSON.stringify({ version: 1, items: sorted }, null, 2)}\n`);
+    writePrivateFileAtomic(path, `${JSON.stringify({ ...doc, items: sorted }, null, 2)}\n`);
   } catch (err) {
     throw fsError(`cannot write ${path}`, err);
   }
@@ -192,18 +211,4 @@ export async function writeState(dir: string, state: StateFile): Promise<void> {
 /** True when `a` and `b` name the same pack edition or asset. */
 export function sameItem(a: ItemRef, b: ItemRef): boolean {
   return a.kind === b.kind && a.slug === b.slug && (a.edition ?? null) === (b.edition ?? null);
-}
-
-/**
- * The most recently completed record of `item`'s own file in `state` (cli-contract
- * "Downloads": records are per item and per path), if any. Records of a name the user chose
- * (`-o FILE`, `fixed_name`) are not the item's own file and are left out.
- */
-export function findRecorded(state: StateFile, item: ItemRef): StateItem | undefined {
-  let best: StateItem | undefined;
-  for (const entry of Object.values(state.items)) {
-    if (entry.fixed_name === true || !sameItem(entry, item)) continue;
-    if (!best || entry.completed_at > best.completed_at) best = entry;
-  }
-  return best;
 }

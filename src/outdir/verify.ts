@@ -1,13 +1,19 @@
+import { statSync } from "node:fs";
 import { join } from "node:path";
+import { UsageError } from "../errors/usage-error.js";
 import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
-import { readState, type StateItem } from "./state.js";
+import type { OutputDir } from "./output-dir.js";
+import type { StateItem } from "./state.js";
 
 /** One file's verdict (cli-contract "JSON documents": `verify --json`). */
 export interface VerifyItem {
   /** Absolute path of the recorded file. */
   path: string;
-  /** `repaired` only after `verify --repair` downloaded it again and it then verified. */
-  status: "ok" | "changed" | "missing" | "repaired";
+  /**
+   * `repaired` only after `verify --repair` downloaded it again and it then verified;
+   * `forgotten` after `verify --forget-missing` dropped the record of a missing file.
+   */
+  status: "ok" | "changed" | "missing" | "repaired" | "forgotten";
   /** SHA-256 of the file as it is now (lower-case hex), null when missing or not a regular file. */
   sha256: string | null;
   /** SHA-256 recorded in the state file. */
@@ -20,24 +26,20 @@ export interface VerifyItem {
 }
 
 /**
- * `svc-dl verify [DIR]` (cli-contract): re-hashes every file that `<dir>/.svc-dl/state.json`
- * records and compares size and SHA-256, offline. Items come in file-name order. Reads nothing
- * outside DIR: names come from the state file only when they are safe base names (readState),
- * and a symlink or other special file at a recorded name is `changed`, never followed or
- * hashed. A DIR with nothing recorded (no `.svc-dl/`, no state file) gives no items. Throws
- * FileSystemError `unsafe_state_dir` (exit 8) when `.svc-dl` may not be trusted.
+ * `svc-dl verify [DIR]` (cli-contract): re-hashes every file that the state of `out` records
+ * and compares size and SHA-256, offline. Items come in file-name order. Reads nothing outside
+ * DIR: names come from the state only when they are safe base names (readState), and a
+ * symlink or other special file at a recorded name is `changed`, never followed or hashed. A
+ * DIR with nothing recorded gives no items. Throws `signal.reason` when aborted.
  */
 export async function verifyDir(
-  dir: string,
+  out: OutputDir,
   onItem?: (item: VerifyItem) => void,
   signal?: AbortSignal,
 ): Promise<VerifyItem[]> {
-  const state = readState(dir);
   const results: VerifyItem[] = [];
-  for (const name of Object.keys(state.items).sort()) {
-    const recorded = state.items[name];
-    if (!recorded) continue;
-    const item = await verifyRecord(dir, recorded, signal);
+  for (const recorded of out.records()) {
+    const item = await verifyRecord(out.dir, recorded, signal);
     onItem?.(item);
     results.push(item);
   }
@@ -78,4 +80,39 @@ export async function verifyRecord(
     sha256: now?.sha256 ?? null,
     bytes: now?.bytes ?? null,
   };
+}
+
+/**
+ * `verify --forget-missing`: drops the records of the items still `missing` under the lock
+ * `out` holds (a file put back meanwhile keeps its record) and marks them `forgotten`. The
+ * records are written when `out` is closed.
+ */
+export function forgetMissing(out: OutputDir, items: readonly VerifyItem[]): VerifyItem[] {
+  return items.map((item) => {
+    if (item.status !== "missing") return item;
+    const rec = out.recordedAt(item.record.file);
+    if (!rec || lstatIfExists(item.path) !== undefined) return item;
+    out.forget(rec.file);
+    return { ...item, status: "forgotten" as const };
+  });
+}
+
+/**
+ * Refuses a DIR that does not exist or is not a directory (a typo must not pass as "nothing
+ * recorded"): UsageError `dir_not_found` (exit 2). An existing directory with nothing
+ * recorded is fine.
+ */
+export function checkVerifiable(dir: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new UsageError(`${dir} does not exist or is not a directory`, {
+      code: "dir_not_found",
+      hint: "Name the directory svc-dl downloaded into, e.g. `svc-dl verify ~/assets`.",
+    });
+  }
 }

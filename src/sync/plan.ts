@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { checkRecordedFile } from "../outdir/local-file.js";
-import { findRecorded, type StateFile, type StateItem } from "../outdir/state.js";
+import type { OutputDir } from "../outdir/output-dir.js";
+import type { StateItem } from "../outdir/state.js";
 import type { FetchReason, SyncReason, SyncTarget } from "./types.js";
 
 /**
@@ -42,27 +43,25 @@ export interface PlanOptions {
 }
 
 /**
- * Plans a sync of `targets` into `dir` from the state file (`<dir>/.svc-dl/state.json`, read
- * by the caller) and one `lstat` per recorded file; a file whose size or mtime differs from its
+ * Plans a sync of `targets` into the directory `out` (its state, read once when it was opened)
+ * and one `lstat` per recorded file; a file whose size or mtime differs from its
  * record (every file with `checksum`) is re-hashed (cli-contract "packs sync"). No network. An
  * authoring edition never downloaded and remembered in `noAuthoring` is `unavailable` without
  * a request unless `refresh`. A complete item is skipped, or with `refresh` re-validated; one
  * recorded without an ETag cannot be re-validated and is skipped even with `refresh`.
  */
 export async function planSync(
-  dir: string,
-  state: StateFile,
+  out: OutputDir,
   targets: readonly SyncTarget[],
   opts: PlanOptions,
 ): Promise<PlannedItem[]> {
   const plan: PlannedItem[] = [];
-  for (const target of targets) plan.push(await planOne(dir, state, target, opts));
+  for (const target of targets) plan.push(await planOne(out, target, opts));
   return plan;
 }
 
 async function planOne(
-  dir: string,
-  state: StateFile,
+  out: OutputDir,
   target: SyncTarget,
   opts: PlanOptions,
 ): Promise<PlannedItem> {
@@ -70,7 +69,7 @@ async function planOne(
     return { target, action: "unavailable", reason: "no authoring edition", recorded: undefined };
   }
   const ref = { kind: "pack" as const, slug: target.slug, edition: target.edition };
-  const recorded = findRecorded(state, ref);
+  const recorded = out.recorded(ref);
   if (!recorded) {
     if (target.edition === "authoring" && !opts.refresh && opts.noAuthoring?.has(target.slug)) {
       return { target, action: "unavailable", reason: "no authoring edition", recorded };
@@ -81,12 +80,12 @@ async function planOne(
         : "new";
     return { target, action: "fetch", reason, recorded };
   }
-  const local = await checkRecordedFile(dir, recorded, opts.checksum === true, opts.signal);
+  const local = await checkRecordedFile(out.dir, recorded, opts.checksum === true, opts.signal);
   if (local.verdict !== "intact") {
     return {
       target,
       action: "fetch",
-      reason: fetchReason(dir, recorded, local.verdict),
+      reason: fetchReason(out.dir, recorded, local.verdict),
       recorded,
     };
   }

@@ -6,9 +6,7 @@ import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
-import { restampRecord } from "../outdir/local-file.js";
-import { acquireDirLock, type DirLock } from "../outdir/lock.js";
-import { readState } from "../outdir/state.js";
+import { OutputDir } from "../outdir/output-dir.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
@@ -91,9 +89,9 @@ export async function runSync(
   progress: FileProgress,
   observer: SyncObserver = {},
 ): Promise<SyncDocument> {
-  const lock: DirLock | undefined = opts.dryRun
-    ? undefined
-    : await acquireDirLock(opts.dir, {
+  const out = opts.dryRun
+    ? OutputDir.inspect(opts.dir)
+    : await OutputDir.open(opts.dir, {
         waitSeconds: opts.waitLock ?? 0,
         onWait: (line) => observer.notice?.(line),
         ...(client.signal ? { signal: client.signal } : {}),
@@ -104,14 +102,14 @@ export async function runSync(
     const packs = selection.kept;
     const memo =
       opts.edition === "standard" ? new Map<string, string>() : readUnavailableMemo(opts.dir);
-    const plan = await planSync(opts.dir, readState(opts.dir), syncTargets(packs, opts.edition), {
+    const plan = await planSync(out, syncTargets(packs, opts.edition), {
       refresh: opts.refresh,
       checksum: opts.checksum === true,
       dryRun: opts.dryRun,
       noAuthoring: memo,
       signal: client.signal,
     });
-    if (!opts.dryRun) await restampIntact(opts.dir, plan);
+    if (!opts.dryRun) restampIntact(out, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);
     const count = plan.filter((p) => needsRequest(p, opts)).length;
     let position = 0;
@@ -122,7 +120,7 @@ export async function runSync(
         observer.itemStarted?.(item, ++position, count);
         label = `pack ${position}/${count}`;
       }
-      let result = await settle(client, item, opts, progress, observer, label);
+      let result = await settle(client, out, item, opts, progress, observer, label);
       if (opts.extract === true && !opts.dryRun) {
         result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
       }
@@ -138,16 +136,14 @@ export async function runSync(
       summary: { ...summarize(items), filtered: selection.left.length },
     };
   } finally {
-    await lock?.release();
+    await out.close();
   }
 }
 
 /** Records the new mtime of files a re-hash found intact, so the next run need not hash them. */
-async function restampIntact(dir: string, plan: readonly PlannedItem[]): Promise<void> {
+function restampIntact(out: OutputDir, plan: readonly PlannedItem[]): void {
   for (const item of plan) {
-    if (item.recorded && item.restamp !== undefined) {
-      await restampRecord(dir, item.recorded.file, item.restamp);
-    }
+    if (item.recorded && item.restamp !== undefined) out.restamp(item.recorded.file, item.restamp);
   }
 }
 
@@ -187,6 +183,7 @@ function needsRequest(item: PlannedItem, opts: SyncOptions): boolean {
  */
 async function settle(
   client: HttpClient,
+  out: OutputDir,
   item: PlannedItem,
   opts: SyncOptions,
   progress: FileProgress,
@@ -232,12 +229,11 @@ async function settle(
       slug: target.slug,
       edition: target.edition,
       source,
-      dir: opts.dir,
+      out,
       revalidate: item.action === "revalidate",
       checksum: opts.checksum === true,
       progress,
       ...(label !== undefined ? { progressLabel: label } : {}),
-      lock: false,
       onNotice: (line) => observer.notice?.(line),
     });
     const facts: FileFacts = { path: done.path, bytes: done.bytes, sha256: done.sha256 };

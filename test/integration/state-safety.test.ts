@@ -156,7 +156,7 @@ describe("one name, one item; adoption", () => {
 });
 
 describe("records per item and per path; verify and verify --repair", () => {
-  it("pack get x -o other.zip, then pack get x fetches x's own file; a lost file is restored by verify --repair", async () => {
+  it("pack get x -o other.zip, then pack get x fetches x's own file and drops the stale record; a lost file is restored by verify --repair", async () => {
     const dir = tempDir();
     const info = await served(slug(0));
     expect(
@@ -169,17 +169,23 @@ describe("records per item and per path; verify and verify --repair", () => {
       status: "downloaded",
     });
 
+    // One item, one record: other.zip is the user's own copy now, and deleting it is no loss.
     rmSync(join(dir, "other.zip"));
     const plain = await runCli(["verify", dir], { env });
-    expect(plain.code).toBe(1);
-    expect(plain.stdout).toContain(`missing  ${join(dir, "other.zip")}`);
-    expect(plain.stderr).toContain("svc-dl verify --repair");
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.stdout).not.toContain("other.zip");
+
+    rmSync(join(dir, info.filename));
+    const lost = await runCli(["verify", dir], { env });
+    expect(lost.code).toBe(1);
+    expect(lost.stdout).toContain(`missing  ${join(dir, info.filename)}`);
+    expect(lost.stderr).toContain("svc-dl verify --repair");
 
     const repaired = await runCli(["verify", dir, "--repair", "--json"], { env });
     expect(repaired.code, repaired.stderr).toBe(0);
     const doc = JSON.parse(repaired.stdout) as { items: { path: string; status: string }[] };
-    expect(doc.items.find((i) => i.path.endsWith("other.zip"))?.status).toBe("repaired");
-    expect(sha256Of(join(dir, "other.zip"))).toBe(info.sha256);
+    expect(doc.items.find((i) => i.path.endsWith(info.filename))?.status).toBe("repaired");
+    expect(sha256Of(join(dir, info.filename))).toBe(info.sha256);
     expect((await runCli(["verify", dir], { env })).code).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { appendFileSync, rmSync } from "node:fs";
+import { appendFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
@@ -73,5 +73,61 @@ describe("verify", () => {
     const j = await runCli(["verify", empty, "--json"], { env: {} });
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual({ dir: empty, items: [] });
+  });
+
+  it("a DIR that does not exist is a usage error (exit 2), not 'nothing recorded'", async () => {
+    const missing = join(tempDir(), "typo");
+    const r = await runCli(["verify", missing], { env: {} });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${missing} does not exist`);
+    expect(r.stderr).not.toContain("nothing recorded");
+    const j = await runCli(["verify", missing, "--json"], { env: {} });
+    expect(j.code).toBe(2);
+    expect(j.stderr).toContain('"code":"dir_not_found"');
+    const file = join(tempDir(), "a-file");
+    writeFileSync(file, "x");
+    expect((await runCli(["verify", file], { env: {} })).code).toBe(2);
+  });
+});
+
+describe("verify: one item, one record", () => {
+  it("a renamed then deleted file is forgotten once the item is downloaded again", async () => {
+    const dir = tempDir();
+    const env = envFor(mock);
+    const renamed = await runCli(["pack", "get", "low-poly-forest", "-o", "renamed.zip"], {
+      env,
+      cwd: dir,
+    });
+    expect(renamed.code).toBe(0);
+    rmSync(join(dir, "renamed.zip"));
+    const again = await runCli(["pack", "get", "low-poly-forest"], { env, cwd: dir });
+    expect(again.code).toBe(0);
+    const r = await runCli(["verify", dir], { env: {} });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).not.toContain("renamed.zip");
+    expect(r.stderr).toContain("1 recorded file: 1 ok, 0 changed, 0 missing");
+  });
+
+  it("--forget-missing drops the records of deleted files, and the 'missing' hint names it", async () => {
+    const dir = tempDir();
+    const files = await fill(dir);
+    rmSync(files.asset);
+    appendFileSync(files.pack, "x");
+    const before = await runCli(["verify", dir], { env: {} });
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain(`svc-dl verify --forget-missing ${dir}`);
+
+    const forget = await runCli(["verify", dir, "--forget-missing"], { env: {} });
+    expect(forget.code).toBe(1); // the changed pack is still reported
+    expect(forget.stdout).toContain(`forgotten ${files.asset}`);
+    expect(forget.stdout).toContain(`changed  ${files.pack}`);
+
+    const after = await runCli(["verify", dir, "--json"], { env: {} });
+    const doc = JSON.parse(after.stdout) as { items: { path: string; status: string }[] };
+    expect(doc.items.map((i) => i.path).sort()).toEqual([files.authoring, files.pack].sort());
+    expect(after.code).toBe(1);
+
+    const both = await runCli(["verify", dir, "--forget-missing", "--repair"], { env: {} });
+    expect(both.code).toBe(2);
   });
 });

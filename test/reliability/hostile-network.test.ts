@@ -14,6 +14,7 @@ import type { NetworkSettings } from "../../src/http/dispatcher.js";
 import type { RetrySettings } from "../../src/http/retry.js";
 import { createProgress } from "../../src/io/progress.js";
 import { startMockService } from "../../src/mock-server/index.js";
+import { OutputDir } from "../../src/outdir/output-dir.js";
 import { registerSecret } from "../helpers/cli.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 import { startFrontServer } from "./helpers/front-server.js";
@@ -56,14 +57,16 @@ async function fetchWith(
     progress: false,
     quiet: true,
   });
+  const out = await OutputDir.open(dir);
   const outcome = await downloadItem(client, {
     kind: "asset",
     slug: SLUG,
     edition: null,
     source: { url: client.apiUrl(`assets/${SLUG}/download`) },
-    dir,
+    out,
     progress,
   }).catch((e: unknown) => e);
+  await out.close();
   await client.close().catch(() => undefined);
   return { outcome, dir };
 }

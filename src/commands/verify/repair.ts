@@ -1,16 +1,15 @@
 import { type DownloadSource, downloadItem } from "../../download/engine.js";
 import type { HttpClient } from "../../http/client.js";
 import type { FileProgress } from "../../io/progress.js";
-import { acquireDirLock } from "../../outdir/lock.js";
-import { type ItemRef, readState, type StateItem } from "../../outdir/state.js";
+import type { OutputDir } from "../../outdir/output-dir.js";
+import type { ItemRef, StateItem } from "../../outdir/state.js";
 import { type VerifyItem, verifyRecord } from "../../outdir/verify.js";
 
 /** Options of {@link repairItems}. */
 export interface RepairOptions {
-  dir: string;
+  /** DIR, opened and locked by the caller. */
+  out: OutputDir;
   progress: FileProgress;
-  /** `--wait-lock` seconds. */
-  waitLock: number;
   onNotice?: (line: string) => void;
 }
 
@@ -32,11 +31,10 @@ export function apiSourceOf(client: HttpClient, item: ItemRef): DownloadSource {
 /**
  * `verify --repair` (cli-contract "verify"): downloads every `changed` or `missing` item again
  * under its recorded name (the record is replaced only by the same item's bytes; the engine
- * checks size, format and SHA-256), with DIR locked, one at a time; then verifies it again.
- * Returns the items in the same order with `repaired` for those that now verify, the new
- * verdict otherwise. Throws the lock's errors, and the engine's for failures that concern every
- * item (account-level API errors, interruption, local file-system errors); an item-level
- * failure leaves that item as it was.
+ * checks size, format and SHA-256), one at a time; then verifies it again. Returns the items in
+ * the same order with `repaired` for those that now verify, the new verdict otherwise. Throws
+ * the engine's errors for failures that concern every item (account-level API errors,
+ * interruption, local file-system errors); an item-level failure leaves that item as it was.
  */
 export async function repairItems(
   client: HttpClient,
@@ -44,25 +42,15 @@ export async function repairItems(
   opts: RepairOptions,
   onItemError: (item: VerifyItem, err: unknown) => "continue" | "stop",
 ): Promise<VerifyItem[]> {
-  if (!items.some((i) => i.status !== "ok")) return [...items];
-  const lock = await acquireDirLock(opts.dir, {
-    waitSeconds: opts.waitLock,
-    ...(opts.onNotice ? { onWait: opts.onNotice } : {}),
-    ...(client.signal ? { signal: client.signal } : {}),
-  });
-  try {
-    const out: VerifyItem[] = [];
-    for (const item of items) {
-      if (item.status === "ok") {
-        out.push(item);
-        continue;
-      }
-      out.push(await repairOne(client, item.record, item, opts, onItemError));
+  const result: VerifyItem[] = [];
+  for (const item of items) {
+    if (item.status === "ok") {
+      result.push(item);
+      continue;
     }
-    return out;
-  } finally {
-    await lock.release();
+    result.push(await repairOne(client, item.record, item, opts, onItemError));
   }
+  return result;
 }
 
 async function repairOne(
@@ -77,10 +65,9 @@ async function repairOne(
     await downloadItem(client, {
       ...ref,
       source: apiSourceOf(client, ref),
-      dir: opts.dir,
+      out: opts.out,
       fileName: record.file,
       progress: opts.progress,
-      lock: false,
       ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
     });
   } catch (err) {
@@ -89,8 +76,8 @@ async function repairOne(
   }
   // The engine's record (a new SHA-256 if the service's bytes changed since) is the reference.
   const after = await verifyRecord(
-    opts.dir,
-    readState(opts.dir).items[record.file] ?? record,
+    opts.out.dir,
+    opts.out.recordedAt(record.file) ?? record,
     client.signal,
   );
   return after.status === "ok" ? { ...after, status: "repaired" } : after;

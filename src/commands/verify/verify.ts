@@ -1,4 +1,5 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import type { OutputDir } from "../../outdir/output-dir.js";
 import type { VerifyItem } from "../../outdir/verify.js";
 import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
@@ -7,6 +8,8 @@ import { examples, type OpenSession } from "../command-kit.js";
 export interface VerifyOptions {
   /** `--repair`: download changed and missing items again, then verify them. */
   repair?: boolean;
+  /** `--forget-missing`: drop the records of recorded files that no longer exist. */
+  forgetMissing?: boolean;
 }
 
 /**
@@ -15,31 +18,54 @@ export interface VerifyOptions {
  * outside DIR. Human: one line per file on stdout (`ok`, `changed`, `missing`, `repaired` and
  * the path), a summary on stderr naming the command that repairs. `--json`:
  * `{"dir","items":[{"path","status","sha256"}]}`. With `--repair`, changed and missing items
- * are downloaded again (network and key needed), then verified. Sets exit 1 when any file is
- * still changed or missing; nothing recorded is exit 0 ("nothing recorded"). Throws
- * FileSystemError `unsafe_state_dir` (exit 8), and with `--repair` the lock's and the
- * engine's run-wide errors.
+ * are downloaded again (network and key needed), then verified; with `--forget-missing` the
+ * records of missing files are dropped (`forgotten`). Sets exit 1 when any file is still
+ * changed or missing; nothing recorded in an existing DIR is exit 0 ("nothing recorded").
+ * Throws UsageError `dir_not_found` (exit 2) when DIR does not exist or is not a directory,
+ * FileSystemError `unsafe_state_dir` (exit 8), and with `--repair`/`--forget-missing` the
+ * lock's errors (and the engine's run-wide errors).
  */
 export async function runVerify(
   session: Session,
   dirArg: string | undefined,
   opts: VerifyOptions = {},
 ): Promise<void> {
-  const { resolve } = await import("node:path");
-  const { verifyDir } = await import("../../outdir/verify.js");
+  const [{ resolve }, { verifyDir, forgetMissing, checkVerifiable }, { OutputDir }] =
+    await Promise.all([
+      import("node:path"),
+      import("../../outdir/verify.js"),
+      import("../../outdir/output-dir.js"),
+    ]);
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
+  checkVerifiable(dir);
   const json = session.globals.json;
   const repair = opts.repair === true;
+  const fixes = (i: VerifyItem) => (repair && i.status !== "ok") || forgets(opts, i);
   let items = await verifyDir(
-    dir,
+    OutputDir.inspect(dir),
     (item) => {
-      if (!json && !(repair && item.status !== "ok")) session.print(line(item));
+      if (!json && !fixes(item)) session.print(line(item));
     },
     session.ctx.signal,
   );
-  if (repair && items.some((i) => i.status !== "ok")) {
-    items = await repairAll(session, dir, items);
-    if (!json) for (const item of items) if (item.status !== "ok") session.print(line(item));
+  if (items.some(fixes)) {
+    const { globals, reporter, ctx } = session;
+    const out = await OutputDir.open(dir, {
+      waitSeconds: globals.waitLock,
+      onWait: (l) => reporter.info(l),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    try {
+      const fixed = repair ? await repairAll(session, out, items) : forgetMissing(out, items);
+      if (!json) {
+        fixed.forEach((item, i) => {
+          if (fixes(items[i] as VerifyItem)) session.print(line(item));
+        });
+      }
+      items = fixed;
+    } finally {
+      await out.close();
+    }
   }
   const bad = items.filter((i) => i.status === "changed" || i.status === "missing");
   if (json) {
@@ -57,34 +83,41 @@ function line(item: VerifyItem): string {
   return `${item.status.padEnd(8)} ${item.path}`;
 }
 
+const forgets = (opts: VerifyOptions, i: VerifyItem): boolean =>
+  opts.forgetMissing === true && i.status === "missing";
+
 function summary(dir: string, items: readonly VerifyItem[], suggestRepair: boolean): string {
   if (items.length === 0) return `nothing recorded in ${dir}`;
   const count = (s: VerifyItem["status"]) => items.filter((i) => i.status === s).length;
   const parts = [`${count("ok")} ok`, `${count("changed")} changed`, `${count("missing")} missing`];
   if (count("repaired") > 0) parts.push(`${count("repaired")} repaired`);
+  if (count("forgotten") > 0) parts.push(`${count("forgotten")} forgotten`);
   const head = `${items.length} recorded file${items.length === 1 ? "" : "s"}: ${parts.join(", ")}`;
-  return suggestRepair
-    ? `${head}; run \`svc-dl verify --repair ${dir}\` to download the changed and missing files again`
-    : head;
+  if (!suggestRepair) return head;
+  const forget =
+    count("missing") > 0
+      ? `, or \`svc-dl verify --forget-missing ${dir}\` to drop the records of files you deleted or renamed`
+      : "";
+  return `${head}; run \`svc-dl verify --repair ${dir}\` to download the changed and missing files again${forget}`;
 }
 
 async function repairAll(
   session: Session,
-  dir: string,
+  out: OutputDir,
   items: VerifyItem[],
 ): Promise<VerifyItem[]> {
   const [{ repairItems }, { classifyFailure }] = await Promise.all([
     import("./repair.js"),
     import("../../sync/failure.js"),
   ]);
-  const { globals, reporter } = session;
+  const { reporter } = session;
   const client = await session.http();
   const progress = await session.progress();
   try {
     return await repairItems(
       client,
       items,
-      { dir, progress, waitLock: globals.waitLock, onNotice: (l) => reporter.info(l) },
+      { out, progress, onNotice: (l) => reporter.info(l) },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
         const code = (err as { code?: string }).code ?? "failed";
@@ -105,12 +138,19 @@ export function verifyCommand(open: OpenSession): Command {
     )
     .argument("[dir]", "directory svc-dl downloaded into", ".")
     .option("--repair", "download changed and missing files again (needs the network), then verify")
+    .addOption(
+      new Option(
+        "--forget-missing",
+        "drop the records of missing files (ones you deleted or renamed)",
+      ).conflicts("repair"),
+    )
     .addHelpText(
       "after",
       examples(
         "svc-dl verify",
         "svc-dl verify ~/assets",
         "svc-dl verify ~/assets --repair",
+        "svc-dl verify ~/assets --forget-missing",
         "svc-dl verify ~/assets --json | jq '.items[] | select(.status != \"ok\")'",
       ),
     )

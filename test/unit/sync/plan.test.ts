@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PackEdition } from "../../../src/model.js";
-import type { StateFile, StateItem } from "../../../src/outdir/state.js";
-import { type PlanOptions, planSync } from "../../../src/sync/plan.js";
+import { OutputDir } from "../../../src/outdir/output-dir.js";
+import { type StateFile, type StateItem, writeState } from "../../../src/outdir/state.js";
+import { type PlanOptions, planSync as planOutputDir } from "../../../src/sync/plan.js";
 import type { SyncTarget } from "../../../src/sync/types.js";
 
 /**
@@ -67,6 +68,17 @@ function stateOf(...items: StateItem[]): StateFile {
 }
 
 const EMPTY: StateFile = { version: 1, items: {} };
+
+/** Plans `targets` for `dir` holding `state` (written as its state file, then opened). */
+async function planSync(
+  dir: string,
+  state: StateFile,
+  targets: readonly SyncTarget[],
+  opts: PlanOptions,
+): ReturnType<typeof planOutputDir> {
+  await writeState(dir, state);
+  return planOutputDir(OutputDir.inspect(dir), targets, opts);
+}
 const PLAIN: PlanOptions = { refresh: false };
 
 /** Sets the file's modification time to another second than it has now. */
