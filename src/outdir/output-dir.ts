@@ -55,15 +55,13 @@ export class OutputDir {
   private constructor(
     dir: string,
     state: StateFile,
-    lock: DirLock | undefined,
     writable: boolean,
-    stale: boolean,
+    stale = false,
+    lock?: DirLock,
   ) {
     this.dir = dir;
     this.state = { version: 1, items: state.items };
-    this.lock = lock;
-    this.writable = writable;
-    this.stale = stale;
+    [this.writable, this.stale, this.lock] = [writable, stale, lock];
     for (const rec of Object.values(state.items)) this.index(rec);
   }
 
@@ -87,7 +85,7 @@ export class OutputDir {
     try {
       const state = readState(dir);
       const hadJournal = replayJournal(dir, state.generation, state.items);
-      return new OutputDir(dir, state, lock, true, hadJournal);
+      return new OutputDir(dir, state, true, hadJournal, lock);
     } catch (err) {
       await lock?.release();
       throw err;
@@ -102,13 +100,11 @@ export class OutputDir {
   static inspect(dir: string): OutputDir {
     const state = readState(dir);
     replayJournal(dir, state.generation, state.items);
-    return new OutputDir(dir, state, undefined, false, false);
+    return new OutputDir(dir, state, false);
   }
 
   /** Absolute path of the file `name` in this directory. */
-  pathOf(name: string): string {
-    return join(this.dir, name);
-  }
+  pathOf = (name: string): string => join(this.dir, name);
 
   /** Path of `.svc-dl/` (staging and temp files live there). */
   get stateDir(): string {
@@ -116,9 +112,7 @@ export class OutputDir {
   }
 
   /** The record of the file `name`, if any. */
-  recordedAt(name: string): StateItem | undefined {
-    return this.state.items[name];
-  }
+  recordedAt = (name: string): StateItem | undefined => this.state.items[name];
 
   /**
    * The record of `item`'s own file (not one the user named with `-o FILE`), if any
@@ -142,9 +136,7 @@ export class OutputDir {
   }
 
   /** Where the partial data of `item` lives in `.svc-dl/` (see `partialPaths`, `readPartial`). */
-  partial(item: ItemRef): PartialPaths {
-    return partialPaths(this.dir, item);
-  }
+  partial = (item: ItemRef): PartialPaths => partialPaths(this.dir, item);
 
   /**
    * The file name `item` gets (`pickFileName`: one name, one item) after checking what is
@@ -289,13 +281,8 @@ export class OutputDir {
   }
 
   private index(rec: StateItem): void {
-    const key = itemKey(rec);
-    let names = this.byItem.get(key);
-    if (!names) {
-      names = new Set();
-      this.byItem.set(key, names);
-    }
-    names.add(rec.file);
+    const names = this.byItem.get(itemKey(rec)) ?? new Set<string>();
+    this.byItem.set(itemKey(rec), names.add(rec.file));
   }
 
   private unindex(rec: StateItem): void {

@@ -10,6 +10,7 @@
  *   --items  number of items (repeatable: --items 2400 --items 24000); default 2400
  *   --sync   also time `packs sync` of N owned packs (first run downloads, second is timed)
  *   --dir    where the temp directories go (default: the OS temp dir)
+ *   --keep   keep the install project (printed) to profile a run by hand
  *
  * Needs `npm run build` first (uses dist/). Plain ESM JavaScript, Node built-ins only.
  */
@@ -23,11 +24,12 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLI = join(ROOT, "bin", "svc-dl.js");
 
 function parseArgs(argv) {
-  const out = { items: [], sync: false, dir: tmpdir() };
+  const out = { items: [], sync: false, keep: false, dir: tmpdir() };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--items") out.items.push(Number(argv[++i]));
     else if (a === "--sync") out.sync = true;
+    else if (a === "--keep") out.keep = true;
     else if (a === "--dir") out.dir = argv[++i];
     else throw new Error(`unknown option ${a}`);
   }
@@ -67,7 +69,7 @@ function run(args, cwd, env) {
   });
 }
 
-async function installBench(n, base) {
+async function installBench(n, base, keep) {
   const mock = await startMock(n);
   const root = mkdtempSync(join(base, "svc-dl-bench-install-"));
   try {
@@ -90,7 +92,8 @@ async function installBench(n, base) {
     return { first, cached, inPlace };
   } finally {
     await mock.close();
-    rmSync(root, { recursive: true, force: true });
+    if (keep) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
   }
 }
 
@@ -124,7 +127,7 @@ const fmt = (r) => `${r.seconds.toFixed(2)} s, peak RSS ${r.rssMiB.toFixed(0)} M
 
 const opts = parseArgs(process.argv.slice(2));
 for (const n of opts.items) {
-  const r = await installBench(n, opts.dir);
+  const r = await installBench(n, opts.dir, opts.keep);
   console.log(`install, ${n} items downloaded:      ${fmt(r.first)}`);
   console.log(`install, ${n} items from the cache:  ${fmt(r.cached)}`);
   console.log(`install, ${n} items already in place: ${fmt(r.inPlace)}`);
