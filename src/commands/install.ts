@@ -111,7 +111,7 @@ export function installCommand(open: OpenSession): Command {
     .addOption(
       new Option(
         "--update [slug...]",
-        "re-fetch these items (all without SLUG) and record what the service serves in svc-dl.lock",
+        "re-fetch the named items (every item without a slug) and record what the service serves in svc-dl.lock",
       ).conflicts("frozen"),
     )
     .option("--manifest <file>", "the manifest to read (default ./svc-dl.json)")
