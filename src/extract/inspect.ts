@@ -25,10 +25,12 @@ export interface ArchivePlan {
 
 /**
  * Opens `archive` with yauzl (names left undecoded so that every name is judged here, with
- * backslashes kept; entry sizes validated while inflating) and checks every entry of the
+ * backslashes kept; sizes checked here and while writing, not by yauzl, whose check runs before
+ * an entry is seen and reports an encrypted entry as a size mismatch) and checks every entry of the
  * central directory before anything is written (cli-contract "Downloads", `--extract`): names
  * ({@link checkEntryName}), symlinks and special files (unix mode or NTFS reparse point),
- * encrypted entries, compression methods other than stored and deflate, two entries landing on
+ * encrypted entries, compression methods other than stored and deflate, a stored entry whose two
+ * sizes differ, two entries landing on
  * the same path (case-insensitively), a file where another entry needs a folder, more than
  * {@link MAX_ENTRIES} entries, and a declared total over {@link MAX_EXPANSION_RATIO} × the
  * archive's size. Returns the open ZipFile (the caller closes it) and the entries.
@@ -42,7 +44,9 @@ export async function inspectArchive(archive: string, archiveBytes: number): Pro
       lazyEntries: true,
       autoClose: false,
       decodeStrings: false,
-      validateEntrySizes: true,
+      // yauzl's own size check runs before an entry is seen and calls an encrypted entry a
+      // "size mismatch": sizes are checked here (stored) and while writing (write-entries.ts)
+      validateEntrySizes: false,
     });
   } catch (err) {
     throw unreadable(archive, err);
@@ -113,6 +117,13 @@ function checkEntry(
       archive,
       "compression",
       `entry ${shown} uses compression method ${entry.compressionMethod} (only stored and deflate are read)`,
+    );
+  }
+  if (entry.compressionMethod === 0 && entry.compressedSize !== entry.uncompressedSize) {
+    throw refuse(
+      archive,
+      "corrupt",
+      `stored entry ${shown} declares ${entry.uncompressedSize} bytes but holds ${entry.compressedSize}`,
     );
   }
   return { segments: path.segments, directory: false, entry };

@@ -17,8 +17,7 @@ export interface WrittenTree {
 /**
  * Writes every checked entry into `root` (a fresh, empty directory of ours): folders with mode
  * 0755, files created exclusively (`wx`, so nothing existing is followed or overwritten) with
- * mode 0644. Inflated bytes are held to each entry's declared size (yauzl's
- * `validateEntrySizes`) and CRC-32. Stops between entries when `signal` aborts.
+ * mode 0644. Inflated bytes are held to each entry's declared size and CRC-32. Stops between entries when `signal` aborts.
  * Throws SvcError `unsafe_archive` (exit 7) for bytes that break the archive's own records,
  * FileSystemError (exit 8) for local failures, and the signal's reason.
  */
@@ -74,7 +73,7 @@ async function writeOne(
     const reason = `entry ${shownName(rel)} cannot be read (${(err as Error).message})`;
     throw unsafeArchive(archive, { kind: "corrupt", reason }, err);
   }
-  const check = new CrcCheck(entry.crc32);
+  const check = new EntryCheck(entry.uncompressedSize, entry.crc32);
   const out = createWriteStream(path, { flags: "wx", mode: 0o644 });
   try {
     await pipeline(source, check, out);
@@ -85,17 +84,34 @@ async function writeOne(
   }
 }
 
-/** Passes bytes through and fails at the end when their CRC-32 differs from the entry's. */
-class CrcCheck extends Transform {
+/**
+ * Passes an entry's bytes through; fails as soon as they exceed the declared size (so a lying
+ * header cannot fill the disk), and at the end when they fall short of it or their CRC-32
+ * differs from the entry's.
+ */
+class EntryCheck extends Transform {
   private crc = 0;
-  constructor(private readonly expected: number) {
+  private bytes = 0;
+  constructor(
+    private readonly size: number,
+    private readonly expected: number,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.size) {
+      done(new Error(`the entry holds more than its declared ${this.size} bytes`));
+      return;
+    }
     this.crc = crc32(chunk, this.crc);
     done(null, chunk);
   }
   override _flush(done: TransformCallback): void {
+    if (this.bytes !== this.size) {
+      done(new Error(`the entry holds ${this.bytes} bytes, not its declared ${this.size}`));
+      return;
+    }
     if (this.crc >>> 0 !== this.expected >>> 0) {
       done(new Error("the bytes do not match the entry's CRC-32"));
       return;

@@ -160,6 +160,29 @@ describe("extractPack", () => {
     expect(readdirSync(root)).toEqual(["out"]);
   });
 
+  it.each<[string, RawZipEntry, RegExp]>([
+    [
+      "a stored entry whose two sizes differ",
+      { name: "p/a.bin", data: text("12345"), method: 0, declaredSize: 3 },
+      /stored entry "p\/a.bin" declares 3 bytes but holds 5/,
+    ],
+    [
+      "a deflated entry shorter than declared",
+      { name: "p/b.bin", data: text("12345"), declaredSize: 9 },
+      /holds 5 bytes, not its declared 9/,
+    ],
+    [
+      "an encrypted deflated entry",
+      { name: "p/c.bin", data: text("12345"), flags: 0x0001 },
+      /entry "p\/c.bin" is encrypted/,
+    ],
+  ])("refuses %s, naming it, and writes nothing", async (_what, entry, problem) => {
+    const a = put("odd-pack.zip", [{ name: "p/ok.txt", data: text("ok") }, entry]);
+    await expect(a.run()).rejects.toMatchObject({ code: "unsafe_archive", message: problem });
+    expect(readdirSync(dir).sort()).toEqual([".svc-dl", "odd-pack.zip"]);
+    expect(readdirSync(join(dir, ".svc-dl"))).toEqual([]);
+  });
+
   it("finishes an interrupted swap and removes half-built folders", async () => {
     await put("forest-pack.zip", V1).run();
     const state = join(dir, ".svc-dl");
