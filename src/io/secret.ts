@@ -27,9 +27,10 @@ export async function readSecretFromStream(stream: Readable, what: string): Prom
 }
 
 /**
- * Asks for a secret on the terminal with echo off (the prompt goes to `output`, stderr).
- * Trimmed. Ctrl-C or Ctrl-D at the prompt throws CancelledError (exit 130, "cancelled"):
- * nothing was started, so nothing is said about downloads.
+ * Asks for a secret on the terminal with echo off (the prompt goes to `output`, stderr), and
+ * ends the prompt's line once answered. Trimmed. Ctrl-C or Ctrl-D at the prompt throws
+ * CancelledError (exit 130, "cancelled"): nothing was started, so nothing is said about
+ * downloads.
  */
 export async function promptSecret(
   prompt: string,
@@ -54,6 +55,8 @@ export async function promptSecret(
       }),
       ended,
     ]);
+    // echo is off, so the Enter the user typed did not end the line: end it here
+    io.stderr.write("\n");
     return String(value).trim();
   } catch {
     io.stderr.write("\n");

@@ -59,6 +59,8 @@ describe("auth login on a terminal", () => {
     expect(code).toBe(0);
     expect(screen).toContain("Paste your API key");
     expect(screen).toContain("Logged in to");
+    // the hidden answer ends its line: what follows starts on a line of its own
+    expect(screen).toMatch(/input hidden\): [^\n]*\nLogged in to/);
     expect(screen).not.toContain(a.apiKey);
     const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
     expect(stored.keys[new URL(a.baseUrl).origin]).toBe(a.apiKey);
