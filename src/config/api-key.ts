@@ -1,12 +1,11 @@
 import { ApiError } from "../errors/api-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { keyPreview as formatPreview } from "../io/key-preview.js";
 
 /** Where the API key came from. */
 export type ApiKeySource = "env" | "config";
 
-/** A resolved API key. The value must never be printed; use {@link keyPreview}. */
+/** A resolved API key. The value must never be printed; use `keyPreview` of io/key-preview.ts. */
 export interface ResolvedApiKey {
   readonly value: string;
   readonly source: ApiKeySource;
@@ -15,11 +14,6 @@ export interface ResolvedApiKey {
 /** True for a value that looks like a license key (`SVC_…`), which is not an API key. */
 export function isLicenseKey(value: string): boolean {
   return value.startsWith("SVC_");
-}
-
-/** A short, safe prefix of a key for messages (see `io/key-preview.ts`, the one format). */
-export function keyPreview(value: string): string {
-  return formatPreview({ value });
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ConfigSchema {
   "ca-file"?: string;
   /** API keys by service origin (`https://host:port`). */
   keys?: Record<string, string>;
+  /** The service's `preview` of each stored key, by origin, as `auth login` received it. */
+  previews?: Record<string, string>;
 }
 
 /** Settable keys of `svc-dl config set`. */
@@ -100,23 +102,51 @@ export class ConfigStore {
     return guard(() => this.#conf.get("keys"), this.path)?.[origin];
   }
 
-  /** Stores the API key for a service origin (replacing any previous one). */
-  setKey(origin: string, key: string): void {
+  /** The service's `preview` of the key stored for a service origin, when login recorded one. */
+  getPreview(origin: string): string | undefined {
+    return this.#previews()[origin];
+  }
+
+  /**
+   * Stores the API key for a service origin (replacing any previous one), with the service's
+   * `preview` of it when known (shown by `config list`).
+   */
+  setKey(origin: string, key: string, preview?: string): void {
     const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}), [origin]: key };
+    const previews = this.#previewsWithout(origin);
+    if (preview !== undefined) previews[origin] = preview;
     this.#beforeWrite();
-    guard(() => this.#conf.set("keys", keys), this.path);
+    guard(() => this.#conf.set({ keys, previews }), this.path);
     this.#tighten();
   }
 
-  /** Deletes the stored key of a service origin; returns whether one was stored. */
+  /** Deletes the stored key (and its preview) of a service origin; returns whether one was stored. */
   deleteKey(origin: string): boolean {
     const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}) };
     if (!(origin in keys)) return false;
     delete keys[origin];
+    const previews = this.#previewsWithout(origin);
     this.#beforeWrite();
-    guard(() => this.#conf.set("keys", keys), this.path);
+    guard(() => this.#conf.set({ keys, previews }), this.path);
     this.#tighten();
     return true;
+  }
+
+  #previewsWithout(origin: string): Record<string, string> {
+    const previews = this.#previews();
+    delete previews[origin];
+    return previews;
+  }
+
+  /** The stored previews (a copy); entries that are not strings are dropped (the file is untrusted). */
+  #previews(): Record<string, string> {
+    const stored: unknown = guard(() => this.#conf.get("previews"), this.path);
+    const previews: Record<string, string> = {};
+    if (typeof stored !== "object" || stored === null) return previews;
+    for (const [origin, preview] of Object.entries(stored)) {
+      if (typeof preview === "string") previews[origin] = preview;
+    }
+    return previews;
   }
 
   /** Origins that have a stored key (never the keys themselves). */

@@ -12,6 +12,21 @@ export function keyPreview(opts: { preview: string } | { value: string }): strin
   return `${shown}…`;
 }
 
+/**
+ * The preview of a stored key: the service's `preview` recorded at login when it is a prefix of
+ * that key no longer than a third of it (the file is read back as untrusted), else the
+ * short prefix of {@link keyPreview}.
+ */
+export function storedKeyPreview(value: string, preview: string | undefined): string {
+  const shown = preview?.replace(/…+$/u, "");
+  const fits =
+    shown !== undefined &&
+    shown !== "" &&
+    shown.length * 3 <= value.length &&
+    value.startsWith(shown);
+  return fits ? keyPreview({ preview: shown }) : keyPreview({ value });
+}
+
 /** Where the key in use comes from, for humans: `SVC_API_KEY (environment)` or `config file`. */
 export function keySourceLabel(source: "env" | "config"): string {
   return source === "env" ? "SVC_API_KEY (environment)" : "config file";

@@ -75,6 +75,28 @@ describe("config get|set|unset|list|path", () => {
     expect(file.proxy).toBe(proxy);
   });
 
+  it("config list shows the key preview the service gave at login, as whoami does", async () => {
+    const dir = tempConfigDir();
+    const env = { SVC_DL_CONFIG_DIR: dir, SVC_BASE_URL: a.baseUrl };
+    const login = await runCommand(["auth", "login", "--with-key"], { env, input: a.apiKey });
+    expect(login.code).toBe(0);
+    const who = await runCommand(["whoami"], { env });
+    const shown = /key: +.* \((\S+…),/.exec(who.stdout)?.[1];
+    expect(shown).toBe(`${a.apiKey.slice(0, 13)}…`);
+    expect(login.stderr).toContain(`(${shown})`);
+    const list = await runCommand(["config", "list"], { env });
+    expect(list.stdout).toContain(`key for ${new URL(a.baseUrl).origin}: ${shown}\n`);
+    const json = await runCommand(["config", "list", "--json"], { env });
+    const doc = JSON.parse(json.stdout) as { keys: { preview: string }[] };
+    expect(doc.keys.map((k) => k.preview)).toEqual([shown]);
+    const out = await runCommand(["auth", "logout"], { env });
+    expect(out.code).toBe(0);
+    const stored = JSON.parse(readFileSync(join(dir, "config.json"), "utf8")) as {
+      previews: Record<string, string>;
+    };
+    expect(stored.previews).toEqual({});
+  });
+
   it("config path prints the file path under SVC_DL_CONFIG_DIR", async () => {
     const dir = tempConfigDir();
     const r = await runCommand(["config", "path"], { env: { SVC_DL_CONFIG_DIR: dir } });

@@ -11,7 +11,7 @@ import { SETTABLE, shownSetting } from "./settable.js";
  * password is shown as `***`.
  */
 export async function runConfigList(session: Session): Promise<void> {
-  const { keyPreview } = await import("../../config/api-key.js");
+  const { storedKeyPreview } = await import("../../io/key-preview.js");
   const config = await session.config();
   const settings: Record<string, string | null> = {};
   for (const key of SETTABLE) {
@@ -20,7 +20,7 @@ export async function runConfigList(session: Session): Promise<void> {
   }
   const keys = config.keyOrigins().map((origin) => ({
     origin,
-    preview: keyPreview(config.getKey(origin) ?? ""),
+    preview: storedKeyPreview(config.getKey(origin) ?? "", config.getPreview(origin)),
   }));
   if (session.globals.json) {
     session.printJson({ path: config.path, settings, keys });

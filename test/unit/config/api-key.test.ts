@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  isLicenseKey,
-  keyPreview,
-  resolveApiKey,
-  withKeySource,
-} from "../../../src/config/api-key.js";
+import { isLicenseKey, resolveApiKey, withKeySource } from "../../../src/config/api-key.js";
 import { ApiError } from "../../../src/errors/api-error.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
+import { keyPreview, storedKeyPreview } from "../../../src/io/key-preview.js";
 
 const KEY = "svc_live_abcdefghijklmnopqrstuvwxyz012345_0a1b2c3d";
 
@@ -47,9 +43,18 @@ describe("resolveApiKey", () => {
 
 describe("keyPreview and isLicenseKey", () => {
   it("never shows more than 12 characters or a third of the key", () => {
-    expect(keyPreview(KEY)).toBe(`${KEY.slice(0, 12)}…`);
-    expect(keyPreview("abcdef")).toBe("ab…");
-    expect(keyPreview("")).toBe("…");
+    expect(keyPreview({ value: KEY })).toBe(`${KEY.slice(0, 12)}…`);
+    expect(keyPreview({ value: "abcdef" })).toBe("ab…");
+    expect(keyPreview({ value: "" })).toBe("…");
+  });
+
+  it("a stored key shows the service's preview recorded at login, when it fits the key", () => {
+    expect(storedKeyPreview(KEY, KEY.slice(0, 13))).toBe(`${KEY.slice(0, 13)}…`);
+    expect(storedKeyPreview(KEY, `${KEY.slice(0, 13)}…`)).toBe(`${KEY.slice(0, 13)}…`);
+    // none recorded (a key stored by an older version), not a prefix, or too long: the short prefix
+    for (const preview of [undefined, "", "svc_live_zzzz", KEY, KEY.slice(0, 30)]) {
+      expect(storedKeyPreview(KEY, preview)).toBe(`${KEY.slice(0, 12)}…`);
+    }
   });
 
   it("recognises license keys", () => {
