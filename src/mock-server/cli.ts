@@ -3,10 +3,16 @@
  * exactly two lines to stdout (`SVC_BASE_URL=…`, `SVC_API_KEY=…`), everything
  * else to stderr, and serves until SIGINT/SIGTERM (then exits 0).
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadFixtureFile } from "./fixture.js";
+import { DEFAULT_FIXTURE_URL, loadFixtureFile } from "./fixture.js";
 import { startMockService } from "./server.js";
 import type { LimitConfig, MockServiceOptions, PolicyName } from "./types.js";
+
+/** Absolute path of the shipped default fixture, as printed (it works from any directory). */
+const DEFAULT_FIXTURE_PATH = fileURLToPath(DEFAULT_FIXTURE_URL);
 
 /** Help text of `svc-dl-mock --help`. */
 export const HELP = `svc-dl-mock: a local mock of the asset download service (API + CDN on 127.0.0.1)
@@ -20,7 +26,8 @@ Prints two lines to stdout, then serves until Ctrl-C (SIGINT) or SIGTERM:
 Options:
   --port N              API origin port (default: a free port)
   --cdn-port N          CDN origin port (default: a free port)
-  --fixture FILE        JSON fixture (default: fixtures/default.json)
+  --fixture FILE        JSON fixture (default: the shipped one,
+                        ${DEFAULT_FIXTURE_PATH})
   --read-quota N        "read" requests per window per API key (default 120)
   --download-quota N    "download" requests per window per API key (default 30)
   --public-quota N      "public" catalog requests per window per IP (default 120)
@@ -32,6 +39,7 @@ Options:
   --signed-url-ttl S    lifetime of signed CDN URLs in seconds (default 300)
   --no-if-none-match    answer If-None-Match with a normal 200 instead of 304
   --log                 one stderr line per request
+  -V, --version         print the version (the svc-dl package's) and exit
   -h, --help            show this help
 
 Examples:
@@ -48,8 +56,26 @@ function int(name: string, v: string | undefined, min = 0): number | undefined {
   return Number(v);
 }
 
+/** What the command line asks for: help, the version, or a service with these options. */
+export interface ParsedCli {
+  help: boolean;
+  version: boolean;
+  options: MockServiceOptions;
+  /** Absolute path of the fixture served (the shipped one unless `--fixture`). */
+  fixturePath: string;
+}
+
+/** The version of the package the mock ships in (its package.json, two levels above this module). */
+export function mockVersion(): string {
+  const pkg: unknown = JSON.parse(
+    readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+  );
+  const version = (pkg as { version?: unknown }).version;
+  return typeof version === "string" ? version : "unknown";
+}
+
 /** Build service options from argv (without `node` and the script). Throws on bad flags. */
-export function parseCliArgs(argv: string[]): { help: boolean; options: MockServiceOptions } {
+export function parseCliArgs(argv: string[]): ParsedCli {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -70,15 +96,24 @@ export function parseCliArgs(argv: string[]): { help: boolean; options: MockServ
       "no-if-none-match": { type: "boolean" },
       log: { type: "boolean" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
     },
   });
-  if (values.help === true) return { help: true, options: {} };
+  const fixturePath = values.fixture === undefined ? DEFAULT_FIXTURE_PATH : resolve(values.fixture);
+  if (values.help === true || values.version === true) {
+    return {
+      help: values.help === true,
+      version: values.version === true,
+      options: {},
+      fixturePath,
+    };
+  }
   const options: MockServiceOptions = { quiet: false };
   const port = int("port", values.port);
   if (port !== undefined) options.port = port;
   const cdnPort = int("cdn-port", values["cdn-port"]);
   if (cdnPort !== undefined) options.cdnPort = cdnPort;
-  if (values.fixture !== undefined) options.fixture = loadFixtureFile(values.fixture);
+  if (values.fixture !== undefined) options.fixture = loadFixtureFile(fixturePath);
   const window = int("window", values.window, 1) ?? 60;
   const limits: Partial<Record<PolicyName, LimitConfig>> = {};
   const quotas: Record<PolicyName, string> = {
@@ -104,7 +139,7 @@ export function parseCliArgs(argv: string[]): { help: boolean; options: MockServ
   if (ttl !== undefined) options.signedUrlTtlSeconds = ttl;
   if (values["no-if-none-match"] === true) options.ifNoneMatch = false;
   if (values.log === true) options.log = true;
-  return { help: false, options };
+  return { help: false, version: false, options, fixturePath };
 }
 
 /**
@@ -116,7 +151,7 @@ export async function runCli(
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<number> {
-  let parsed: ReturnType<typeof parseCliArgs>;
+  let parsed: ParsedCli;
   try {
     parsed = parseCliArgs(argv);
   } catch (e) {
@@ -125,6 +160,10 @@ export async function runCli(
   }
   if (parsed.help) {
     out.write(HELP);
+    return 0;
+  }
+  if (parsed.version) {
+    out.write(`${mockVersion()}\n`);
     return 0;
   }
   let mock: Awaited<ReturnType<typeof startMockService>>;
@@ -138,7 +177,7 @@ export async function runCli(
   err.write(
     `svc-dl-mock: API ${mock.baseUrl}/api/v1, CDN ${mock.cdnUrl}\n` +
       `svc-dl-mock: demo license key SVC_LICENSE_KEY=${mock.licenseKey}\n` +
-      `svc-dl-mock: other keys: ${Object.keys(mock.keys).join(", ")} (see fixtures/default.json)\n` +
+      `svc-dl-mock: other keys: ${Object.keys(mock.keys).join(", ")} (see ${parsed.fixturePath})\n` +
       `svc-dl-mock: serving; press Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {

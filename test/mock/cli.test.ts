@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../../src/mock-server/cli.js";
 
 const repo = resolve(import.meta.dirname, "../..");
+const VERSION = "9.8.7-test";
 let root: string;
 
 beforeAll(() => {
@@ -40,7 +41,7 @@ beforeAll(() => {
   mkdirSync(join(root, "fixtures"));
   copyFileSync(join(repo, "bin/svc-dl-mock.js"), join(root, "bin/svc-dl-mock.js"));
   copyFileSync(join(repo, "fixtures/default.json"), join(root, "fixtures/default.json"));
-  writeFileSync(join(root, "package.json"), '{"type":"module"}');
+  writeFileSync(join(root, "package.json"), JSON.stringify({ type: "module", version: VERSION }));
 }, 60_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -91,6 +92,11 @@ describe("svc-dl-mock CLI", () => {
     expect(r.headers.get("ratelimit-policy")).toBe('"read";q=5;w=7');
     await r.arrayBuffer();
     expect(run.stderr()).toContain("SVC_LICENSE_KEY=SVC_");
+    // the banner names the fixture by a path that works from any directory
+    await until(() => run.stderr().includes("(see "));
+    const shown = /\(see (.+)\)\n/.exec(run.stderr())?.[1] ?? "";
+    expect(shown).toBe(join(root, "fixtures/default.json"));
+    expect(readFileSync(shown, "utf8")).toContain('"demo"');
     run.child.kill("SIGTERM");
     expect(await run.exit).toBe(0);
     expect(run.stdout().split("\n")).toHaveLength(3);
@@ -123,8 +129,18 @@ describe("svc-dl-mock CLI", () => {
     expect(r.status).toBe(200);
     expect((await r.arrayBuffer()).byteLength).toBe(4096);
     await until(() => run.stderr().includes("cdn GET"));
+    expect(run.stderr()).toContain(`(see ${file})`);
     run.child.kill("SIGINT");
     expect(await run.exit).toBe(0);
+  });
+
+  it("--version and -V print the package's version and exit 0", async () => {
+    for (const flag of ["--version", "-V"]) {
+      const run = start([flag]);
+      expect(await run.exit).toBe(0);
+      expect(run.stdout()).toBe(`${VERSION}\n`);
+      expect(run.stderr()).toBe("");
+    }
   });
 
   it("--help explains the flags with an example; bad flags exit 2", async () => {
