@@ -1,9 +1,11 @@
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The install routes of the package take minutes: `npm run test:package`, a CI step of its own.
+    exclude: [...configDefaults.exclude, "test/package/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

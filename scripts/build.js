@@ -9,12 +9,11 @@
  * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
  * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
  * dist/types/, named by the `types` conditions of package.json `exports`). That takes seconds of
- * type checking, so only `prepack` (npm pack and npm publish) and the test that
- * type-checks a consumer program ask for it, not the test suite's global setup.
+ * type checking, so only `prepare` (npm install in a clone, a git dependency) and `prepack`
+ * (npm pack and npm publish) ask for it, not the test suite's global setup.
  *
- * `--types-only` emits the declarations and leaves the bundles alone (the package test uses it:
- * rewriting dist/*.js in place while other tests start the CLI from it could hand them a
- * half-written file).
+ * `--types-only` emits the declarations and leaves the bundles alone (rewriting dist/*.js in
+ * place while tests start the CLI from it could hand them a half-written file).
  *
  * Usage: node scripts/build.js [--metafile FILE] [--types | --types-only]
  */
