@@ -127,20 +127,24 @@ function pathOf(cmd: Command): string {
 
 /**
  * What a hint may name for the command at hand: its own flags and its ancestors' (the global
- * options), and every command of the tree.
+ * options), which of them were given on the command line, and every command of the tree.
  */
-export function hintContext(program: Command, at: Command): Omit<HintContext, "detail"> {
+export function hintContext(program: Command, at: Command): HintContext {
   const flags = new Set<string>(["--help", "-h"]);
+  const given = new Set<string>();
   for (let c: Command | null = at; c; c = c.parent) {
     for (const o of c.options) {
-      if (o.long) flags.add(o.long);
-      if (o.short) flags.add(o.short);
-      if (o.negate && o.long) flags.add(o.long);
+      const names = [o.long, o.short].filter((n): n is string => typeof n === "string");
+      for (const n of names) flags.add(n);
+      if (c.getOptionValueSource(o.attributeName()) === "cli") {
+        for (const n of names) given.add(n);
+      }
     }
   }
   return {
     command: pathOf(at),
     has: (flag) => flags.has(flag),
+    given: (flag) => given.has(flag),
     exists: (path) => {
       const words = path.split(" ").filter((w) => w !== "");
       const found = commandAt(program, words);

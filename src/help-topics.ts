@@ -21,8 +21,8 @@ function exitCodesTopic(): string {
   }
   lines.push(
     "",
-    "An API error code not in this list ends with the exit code of its HTTP status",
-    "(401 → 3, 403 → 4, 404 and 410 → 5, 429 → 6, any other → 7).",
+    "An API error code not in this list, and legacy_denied, end with the exit code of",
+    "the HTTP status (401 → 3, 403 → 4, 404 and 410 → 5, 429 → 6, any other → 7).",
   );
   return `${lines.join("\n")}\n`;
 }

@@ -1,13 +1,15 @@
 /**
  * svc-dl as a Node library (cli-contract "Library"): `createClient()` gives the CLI's
  * operations to programs, with the same guarantees (resumable, verified, rate-limit aware).
- * Results are the CLI's `--json` documents; failures throw errors carrying `code`, `exitCode`,
- * `httpStatus` and `requestId`. The library never prints, never exits, and reads
+ * Results are the CLI's `--json` documents; failures throw errors carrying `code` (an
+ * `ErrorCode`), `exitCode`, `retryable`, `hint` (the next step the CLI prints), `httpStatus` and
+ * `requestId`. The library never prints, never exits, and reads
  * `process.env` only when you pass it.
  */
 export type { AssetRecord } from "./api/list-assets.js";
 export type { ApiKeyRecord, Me, Pack } from "./api/schemas.js";
 export type { GetJsonDocument } from "./download/run-get.js";
+export type { ErrorCode, UnlistedApiCode } from "./errors/codes.js";
 export { SvcError } from "./errors/svc-error.js";
 export { InstallError } from "./install/outcome.js";
 export type {

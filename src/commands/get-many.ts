@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import type { DownloadResult, DownloadSource } from "../download/engine.js";
-import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient } from "../http/client.js";
@@ -147,8 +146,7 @@ export async function runGetMany(
     const names = failed.map((f) => `${f.slug} (${f.error.code})`).join(", ");
     throw new SvcError(`${failed.length} of ${req.items.length} items failed: ${names}`, {
       code: "get_incomplete",
-      exitCode: ExitCode.failure,
-      hint: "Run the same command again for the failed slugs; the others are complete.",
+      failures: failed.map((f) => ({ code: f.error.code, httpStatus: f.error.http_status })),
     });
   }
   return doc;

@@ -37,7 +37,6 @@ export function resolveApiKey(sources: {
   if (!candidate) {
     throw new SvcError(`no API key configured for ${sources.origin}`, {
       code: "no_api_key",
-      hint: "Set SVC_API_KEY or run `svc-dl auth login` (keys are created under Account › Connections › API keys).",
     });
   }
   if (isLicenseKey(candidate.value)) {
@@ -45,7 +44,6 @@ export function resolveApiKey(sources: {
       `the ${candidate.source === "env" ? "SVC_API_KEY value" : "stored key"} is a license key (SVC_…), not an API key`,
       {
         code: "license_key_as_api_key",
-        hint: "License keys work only with `svc-dl legacy get` (set SVC_LICENSE_KEY); API keys start with svc_live_.",
       },
     );
   }
@@ -96,7 +94,6 @@ export function assertSendableKey(value: string, where: string): void {
     `${where} contains spaces, line breaks or non-ASCII characters: it is not an API key`,
     {
       code: "malformed_api_key",
-      hint: "Copy the key again exactly as shown when it was created (svc_live_…, letters, digits and _ only).",
     },
   );
 }

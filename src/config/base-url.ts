@@ -39,13 +39,11 @@ export function parseBaseUrl(raw: string, source: SettingSource | "argument"): U
   } catch {
     throw new UsageError(`invalid base URL ${JSON.stringify(value)} (from ${where})`, {
       code: "invalid_base_url",
-      hint: "Give a full address with its scheme, e.g. https://assets.example.com",
     });
   }
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
     throw new UsageError(`invalid base URL ${JSON.stringify(value)} (from ${where})`, {
       code: "invalid_base_url",
-      hint: "Give a full address with its scheme, e.g. https://assets.example.com",
     });
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -101,7 +99,6 @@ export function resolveBaseUrl(sources: {
   }
   throw new UsageError("no service address configured", {
     code: "no_base_url",
-    hint: "Set it with --base-url URL, the SVC_BASE_URL environment variable, or `svc-dl config set base-url URL`.",
   });
 }
 

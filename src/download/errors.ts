@@ -11,7 +11,6 @@ export function corruptDownload(
 ): SvcError {
   return new SvcError(`corrupt download: ${reason}; nothing was saved`, {
     code: "corrupt_download",
-    exitCode: 7,
     httpStatus: response.httpStatus ?? null,
     requestId: response.requestId ?? null,
     hint: "Run the same command again; if it keeps failing, report the request id to the service.",

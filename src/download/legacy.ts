@@ -1,4 +1,4 @@
-import { exitCodeForApiCode, hintForApiCode } from "../errors/api-codes.js";
+import { CODES, isErrorCode, serviceCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { readBodyText } from "../http/body.js";
 import type { HttpResponse } from "../http/client.js";
@@ -17,8 +17,9 @@ export interface LegacyRequestBody {
  * Builds the denial error of the legacy endpoint, whose shape the spec does not show
  * (cli-contract `legacy get`): the HTTP status, any JSON error code (`error.code`, `code`, or a
  * string `error`) with its message, else a short sanitized excerpt of the body, and the
- * `x-request-id`. The license key is scrubbed from everything. Exit code by the code when the
- * spec knows it, else by status (401/403 → 4, 404/410 → 5, 429 → 6, else 7).
+ * `x-request-id`. The license key is scrubbed from everything. Exit code and hint from the error
+ * table when it knows the code, else by status (401 → 3, 403 → 4, 404/410 → 5, 429 → 6, else 7)
+ * with the legacy hint.
  */
 export async function legacyDenial(res: HttpResponse, licenseKey: string): Promise<SvcError> {
   const { text } = await readBodyText(res.body, 16 * 1024);
@@ -52,13 +53,11 @@ export async function legacyDenial(res: HttpResponse, licenseKey: string): Promi
   }
   const requestId = headerValue(res.headers, "x-request-id") ?? null;
   return new SvcError(`legacy download refused with HTTP ${res.status}${detail}`, {
-    code: safeCode ?? "legacy_denied",
-    exitCode: exitCodeForApiCode(safeCode ?? "", res.status),
+    code: safeCode === undefined ? "legacy_denied" : serviceCode(safeCode),
     httpStatus: res.status,
     requestId: requestId !== null ? sanitize(requestId, licenseKey).slice(0, 64) : null,
-    hint:
-      (safeCode !== undefined ? hintForApiCode(safeCode) : undefined) ??
-      "Check that the license key belongs to this pack (or to lifetime access) and that its order is paid; quote the request id to support.",
+    // a code the table does not know gets the legacy hint; a known one the table's, per command
+    hint: safeCode === undefined || isErrorCode(safeCode) ? undefined : CODES.legacy_denied.hint,
   });
 }
 
@@ -78,11 +77,9 @@ export function scrubError(err: unknown, licenseKey: string): unknown {
   if (licenseKey.length < 4 || !(err instanceof Error)) return err;
   const redactor = new Redactor("", [licenseKey]);
   if (err instanceof SvcError) {
-    const copy = err.redacted(licenseKey, "[license key]");
     // also every fragment of the key and the key without its prefix (the one redactor's rules)
+    const copy = err.mapText((s) => redactor.text(s.split(licenseKey).join("[license key]")));
     return Object.assign(copy, {
-      message: redactor.text(copy.message),
-      hint: copy.hint === undefined ? undefined : redactor.text(copy.hint),
       requestId: copy.requestId === null ? null : redactor.text(copy.requestId),
     });
   }

@@ -21,7 +21,7 @@ export function lowSpeedCheck(
     if (received < limit) {
       throw new NetworkError(
         `the server sent ${received} bytes in ${Math.round((now - windowStart) / 1000)} s, below the low-speed limit of ${limit} bytes per ${windowMs / 1000} s`,
-        { code: "timeout", requestId, hint: "Check the network; svc-dl retried where it could." },
+        { code: "timeout", requestId },
       );
     }
     windowStart = now;

@@ -1,3 +1,4 @@
+import { serviceCode } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -10,6 +11,7 @@ export class ApiError extends SvcError {
   /** The service's own human text (`error.message`); may be reworded by the service. */
   readonly serviceMessage: string;
 
+  /** `code` as the service sent it: a row of the table, or kept as an unlisted code. */
   constructor(init: {
     code: string;
     message: string;
@@ -18,7 +20,7 @@ export class ApiError extends SvcError {
     hint?: string;
   }) {
     super(init.message, {
-      code: init.code,
+      code: serviceCode(init.code),
       httpStatus: init.httpStatus,
       requestId: init.requestId,
       hint: init.hint,

@@ -3,8 +3,10 @@ import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 /**
  * The one error table (cli-contract "Exit codes", spec "Errors"): every API error code and every
  * local code svc-dl reports → its exit code, whether running again later may succeed
- * (`retryable`, the `--json` error line's field), and the hint, rendered for the command at hand
- * so that it names only commands and flags that exist.
+ * (`retryable`, the `--json` error line's field), its scope (whether it stops a run over several
+ * items or fails one item), and the generic hint, rendered for the command at hand so that it
+ * names only commands and flags that exist. A hint given where the error is thrown (it knows the
+ * path, the flag that was passed, the key's source) wins over the table's.
  */
 
 /** What a hint may refer to: the command being run and the commander tree around it. */
@@ -15,18 +17,32 @@ export interface HintContext {
   has(flag: string): boolean;
   /** True when the program has this command (`"assets list"`). */
   exists(command: string): boolean;
-  /** The error's own hint (a time, a path), when the code that threw it gave one. */
-  readonly detail?: string | undefined;
+  /** True when this flag was given on the command line of the run (`"--edition"`). */
+  given(flag: string): boolean;
 }
 
 /** A hint: fixed text, or text built for the command at hand; null when there is no next step. */
 export type Hint = string | ((c: HintContext) => string | null);
 
+/**
+ * What a failure stops in a run over several items (`packs sync`, `install`, several slugs,
+ * `verify --repair`; cli-contract "packs sync"): `account` and `run` end the run at once with
+ * the error's own exit code (the key or the account is refused; or every later item would fail
+ * the same way: configuration, disk, rate limit past --max-wait, interruption); `item` fails
+ * that item only and the run goes on.
+ */
+export type Scope = "account" | "run" | "item";
+
 /** One row of the table. */
 export interface CodeEntry {
-  readonly exitCode: ExitCodeValue;
-  /** Running the same command again later may succeed. */
-  readonly retryable: boolean;
+  /** `"status"`: by the HTTP status of the answer, as for an unlisted code ({@link exitCodeFor}). */
+  readonly exitCode: ExitCodeValue | "status";
+  /**
+   * Running the same command again later may succeed; `"items"` for the outcome of a run over
+   * several items: true when any failed item's code is retryable.
+   */
+  readonly retryable: boolean | "items";
+  readonly scope: Scope;
   readonly hint: Hint | null;
 }
 
@@ -47,7 +63,7 @@ const WRITES_FILES = new Set([
 
 /** Where to look up a slug for the command at hand. */
 function slugSource(c: HintContext): string {
-  const assets = c.command.startsWith("asset") || c.command.endsWith("--asset");
+  const assets = c.command.startsWith("asset") || c.given("--asset");
   if (assets) {
     return c.exists("assets list")
       ? "`svc-dl assets list` shows the assets you can download"
@@ -78,74 +94,83 @@ function capitalise(s: string): string {
 const loginAgain = (what: string) => (c: HintContext) =>
   `${what} Create a new key under ${KEYS_PAGE}, then ${c.exists("auth login") ? "run `svc-dl auth login` or " : ""}set SVC_API_KEY.`;
 
+/** A mistake in one item's arguments (a slug, a flag): that item fails. */
 const usage = (hint: Hint | null = null): CodeEntry => ({
   exitCode: ExitCode.usage,
   retryable: false,
+  scope: "item",
   hint,
 });
+/** A configuration error (base URL, proxy, CA file, key, manifest): every item would fail alike. */
+const config = (hint: Hint | null): CodeEntry => ({ ...usage(hint), scope: "run" });
 const server = (hint: Hint | null): CodeEntry => ({
   exitCode: ExitCode.network,
   retryable: true,
+  scope: "item",
   hint,
 });
-const local = (hint: Hint | null, retryable = false): CodeEntry => ({
+/** The local file system: the directory or the disk, so the run stops (unless `item`). */
+const local = (hint: Hint | null, retryable = false, scope: Scope = "run"): CodeEntry => ({
   exitCode: ExitCode.fileSystem,
   retryable,
+  scope,
   hint,
 });
+/** The key or the account is refused: every later request would be too. */
+const account = (exitCode: ExitCodeValue, hint: Hint, retryable = false): CodeEntry => ({
+  exitCode,
+  retryable,
+  scope: "account",
+  hint,
+});
+/** The outcome of a whole run over several items (or of the run as a whole). */
+const outcome = (exitCode: ExitCodeValue, hint: Hint | null, retryable: CodeEntry["retryable"]) =>
+  ({ exitCode, retryable, scope: "run", hint }) satisfies CodeEntry;
 
 /** The table. Keys are the stable `code` values of errors (API and local). */
 export const CODES = {
   // --- the spec's API error codes ---
-  missing_api_key: {
-    exitCode: ExitCode.auth,
-    retryable: false,
-    hint: "Set SVC_API_KEY or run `svc-dl auth login` to store a key for this service.",
-  },
-  invalid_api_key: {
-    exitCode: ExitCode.auth,
-    retryable: false,
-    hint: `Check the key (it starts with svc_live_ and must be sent whole) or create a new one under ${KEYS_PAGE}. A license key (SVC_…) is not an API key: use \`svc-dl legacy get\`.`,
-  },
-  revoked_api_key: {
-    exitCode: ExitCode.auth,
-    retryable: false,
-    hint: loginAgain("This key was revoked."),
-  },
-  expired_api_key: {
-    exitCode: ExitCode.auth,
-    retryable: false,
-    hint: loginAgain("This key has expired."),
-  },
-  api_disabled: {
-    exitCode: ExitCode.forbidden,
-    retryable: true,
-    hint: "API access is switched off for this account right now; try again later or contact support with the request id.",
-  },
-  not_eligible: {
-    exitCode: ExitCode.forbidden,
-    retryable: false,
-    hint: "API access needs a purchase (a pack or lifetime access) on this account.",
-  },
-  blocked: {
-    exitCode: ExitCode.forbidden,
-    retryable: false,
-    hint: "The service gives no detail for this refusal; contact support and quote the request id.",
-  },
+  missing_api_key: account(
+    ExitCode.auth,
+    "Set SVC_API_KEY or run `svc-dl auth login` to store a key for this service.",
+  ),
+  invalid_api_key: account(
+    ExitCode.auth,
+    `Check the key (it starts with svc_live_ and must be sent whole) or create a new one under ${KEYS_PAGE}. A license key (SVC_…) is not an API key: use \`svc-dl legacy get\`.`,
+  ),
+  revoked_api_key: account(ExitCode.auth, loginAgain("This key was revoked.")),
+  expired_api_key: account(ExitCode.auth, loginAgain("This key has expired.")),
+  api_disabled: account(
+    ExitCode.forbidden,
+    "API access is switched off for this account right now; try again later or contact support with the request id.",
+    true,
+  ),
+  not_eligible: account(
+    ExitCode.forbidden,
+    "API access needs a purchase (a pack or lifetime access) on this account.",
+  ),
+  blocked: account(
+    ExitCode.forbidden,
+    "The service gives no detail for this refusal; contact support and quote the request id.",
+  ),
   insufficient_scope: {
     exitCode: ExitCode.forbidden,
     retryable: false,
+    // the key lacks the scope for every later item too
+    scope: "run",
     hint: `The key lacks the scope this needs (downloads need downloads:read, the catalog needs catalog:read). Scopes cannot be edited: create a new key with the scope under ${KEYS_PAGE}.`,
   },
   not_entitled: {
     exitCode: ExitCode.forbidden,
     retryable: false,
+    scope: "item",
     hint: (c) =>
       `This item is not among the account's purchases (or its order is not paid); ${slugSource(c)}.`,
   },
   not_found: {
     exitCode: ExitCode.notFound,
     retryable: false,
+    scope: "item",
     hint: (c) =>
       c.command === "api"
         ? "Nothing at that path: check the route and any name in it (e.g. `svc-dl api me`, `svc-dl api orders`)."
@@ -163,14 +188,16 @@ export const CODES = {
   file_unavailable: {
     exitCode: ExitCode.notFound,
     retryable: false,
+    scope: "item",
     hint: (c) =>
-      c.has("--edition")
+      c.given("--edition")
         ? "The item exists but this file does not (for example no authoring edition); try without --edition."
         : "The item exists but its file is not available for download right now.",
   },
   range_not_satisfiable: {
     exitCode: ExitCode.network,
     retryable: true,
+    scope: "item",
     hint: (c) =>
       c.has("--force")
         ? "The service refused the resume range; run again with --force to start over."
@@ -179,8 +206,9 @@ export const CODES = {
   rate_limited: {
     exitCode: ExitCode.rateLimited,
     retryable: true,
+    // past --max-wait every later request is refused too
+    scope: "run",
     hint: (c) =>
-      c.detail ??
       `Too many requests; wait and run again later${c.has("--max-wait") ? ", or raise --max-wait" : ""}.`,
   },
   internal_error: server(`The service failed; try again later and ${SUPPORT}.`),
@@ -192,12 +220,14 @@ export const CODES = {
   dns_error: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: (c) =>
       `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
   },
   tls_error: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: (c) =>
       c.has("--ca-file")
         ? `If the host uses a private certificate authority, pass its PEM file with --ca-file (or SVC_CA_FILE${c.exists("config set") ? ", or `svc-dl config set ca-file PATH`" : ""}), or set NODE_EXTRA_CA_CERTS.`
@@ -213,13 +243,14 @@ export const CODES = {
   proxy_error: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: (c) =>
       `Check the host name in the base URL and the proxy (${proxyWays(c)}); a proxy that wants a login takes it in its URL (http://user:password@host:port).`,
   },
-  invalid_proxy: usage(
+  invalid_proxy: config(
     (c) => `Give the proxy as http://host:port or https://host:port (${proxyWays(c)}).`,
   ),
-  invalid_ca_file: usage(
+  invalid_ca_file: config(
     (c) =>
       `Point ${c.has("--ca-file") ? "--ca-file, " : ""}SVC_CA_FILE${c.exists("config set") ? " or `svc-dl config set ca-file PATH`" : ""} at a readable PEM file (-----BEGIN CERTIFICATE-----).`,
   ),
@@ -237,28 +268,34 @@ export const CODES = {
   insecure_redirect: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: "The download would travel unencrypted; report this to the service.",
   },
   insecure_url: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: "The download would travel unencrypted; report this to the service with the request id.",
   },
   unsupported_scheme: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     hint: "The service handed out a link that is not https; report this to the service with the request id.",
   },
   corrupt_download: server(`Run the same command again; if it keeps failing, ${SUPPORT}.`),
   unsafe_archive: {
     exitCode: ExitCode.network,
     retryable: false,
+    scope: "item",
     // the extractor names the cause (src/extract/errors.ts): encrypted, too deep, a link, …
-    hint: (c) => c.detail ?? "Nothing was extracted; the ZIP is kept as downloaded.",
+    hint: "Nothing was extracted; the ZIP is kept as downloaded.",
   },
   legacy_denied: {
-    exitCode: ExitCode.network,
+    // the legacy endpoint's denials have no documented shape: the status says what it was
+    exitCode: "status",
     retryable: false,
+    scope: "item",
     hint: "Check that the license key belongs to this pack (or to lifetime access) and that its order is paid; quote the request id to support.",
   },
 
@@ -267,23 +304,17 @@ export const CODES = {
     (c) => `Run \`svc-dl ${c.command ? `${c.command} ` : ""}--help\` for usage and examples.`,
   ),
   unknown_command: usage(null),
-  no_base_url: usage(
+  no_base_url: config(
     "Set it with --base-url URL, the SVC_BASE_URL environment variable, or `svc-dl config set base-url URL`.",
   ),
-  invalid_base_url: usage(
-    (c) => c.detail ?? "Give a full address with its scheme, e.g. https://assets.example.com",
-  ),
-  insecure_base_url: usage(
-    (c) => c.detail ?? "Use an https:// address; http:// is only for loopback hosts.",
-  ),
+  invalid_base_url: config("Give a full address with its scheme, e.g. https://assets.example.com"),
+  insecure_base_url: config("Use an https:// address; http:// is only for loopback hosts."),
   invalid_slug: usage((c) => `Use the slug exactly as the service shows it; ${slugSource(c)}.`),
   invalid_api_path: usage(
     "Name a route under /api/v1, e.g. `svc-dl api me`, `svc-dl api orders`, `svc-dl api catalog/packs`.",
   ),
-  unknown_shell: usage((c) => c.detail ?? "Supported shells: bash, zsh, fish."),
-  unknown_config_key: usage(
-    (c) => c.detail ?? "Run `svc-dl config list` to see the settable keys.",
-  ),
+  unknown_shell: usage("Supported shells: bash, zsh, fish."),
+  unknown_config_key: usage("Run `svc-dl config list` to see the settable keys."),
   binary_to_terminal: usage(
     (c) =>
       `The file is binary: redirect stdout to a file (\`> file\`) or pipe it${c.has("--output") ? ", or write it with -o PATH" : ""}.`,
@@ -297,10 +328,10 @@ export const CODES = {
     `Create a key under ${KEYS_PAGE} and paste it, or pipe it with \`svc-dl auth login --with-key\`.`,
   ),
   invalid_key_input: usage("Give one key on stdin, nothing else."),
-  malformed_api_key: usage(
+  malformed_api_key: config(
     "Copy the key again exactly as shown when it was created (svc_live_…, letters, digits and _ only).",
   ),
-  license_key_as_api_key: usage(
+  license_key_as_api_key: config(
     `License keys work only with \`svc-dl legacy get\` (SVC_LICENSE_KEY or \`svc-dl legacy get --license-key-stdin\`). API keys start with svc_live_ and are created under ${KEYS_PAGE}.`,
   ),
   wrong_key_kind: usage(
@@ -309,35 +340,38 @@ export const CODES = {
   no_license_key: usage(
     "Set SVC_LICENSE_KEY, or pipe it in with `svc-dl legacy get --license-key-stdin`; it is never taken from the command line.",
   ),
-  manifest_missing: usage((c) =>
+  manifest_missing: config((c) =>
     c.exists("install")
       ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
       : "Create the manifest svc-dl.json.",
   ),
-  dir_not_found: usage((c) => c.detail ?? "Name an existing directory."),
-  invalid_manifest: usage((c) =>
+  dir_not_found: usage("Name an existing directory."),
+  invalid_manifest: config((c) =>
     c.exists("install")
       ? 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.'
       : 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}.',
   ),
-  invalid_lock: usage((c) =>
+  invalid_lock: config((c) =>
     c.exists("install")
       ? "Restore svc-dl.lock from version control, or delete it and run `svc-dl install` to write a new one."
       : "Restore svc-dl.lock from version control, or delete it to write a new one.",
   ),
-  no_api_key: {
-    exitCode: ExitCode.auth,
-    retryable: false,
-    hint: `Set SVC_API_KEY or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
-  },
+  no_api_key: account(
+    ExitCode.auth,
+    `Set SVC_API_KEY or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
+  ),
 
   // --- the local file system ---
-  file_exists: local((c) => otherDestination(c)),
-  not_ours: local((c) => otherDestination(c)),
-  special_file: local((c) =>
-    c.has("--output")
-      ? "Give -o a file path or a directory; to throw the bytes away or pipe them, use -o - (e.g. `-o - > /dev/null`)."
-      : "Move it away: svc-dl only writes regular files.",
+  // one destination only, not the directory or the disk
+  file_exists: local((c) => otherDestination(c), false, "item"),
+  not_ours: local((c) => otherDestination(c), false, "item"),
+  special_file: local(
+    (c) =>
+      c.has("--output")
+        ? "Give -o a file path or a directory; to throw the bytes away or pipe them, use -o - (e.g. `-o - > /dev/null`)."
+        : "Move it away: svc-dl only writes regular files.",
+    false,
+    "item",
   ),
   locked: local(
     (c) =>
@@ -353,17 +387,13 @@ export const CODES = {
       ? "Check the permissions of the output directory, or choose another with -o."
       : "Check the permissions of the directory and of the files in it.",
   ),
-  write_failed: local((c) => c.detail ?? null, true),
-  state_unreadable: local(
-    (c) => c.detail ?? "Move the .svc-dl folder away to start a fresh record.",
-  ),
+  write_failed: local(null, true),
+  state_unreadable: local("Move the .svc-dl folder away to start a fresh record."),
   unsafe_state_dir: local(
     "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make).",
   ),
-  config_unreadable: local(
-    (c) => c.detail ?? "Check the config file's permissions (`svc-dl config path`).",
-  ),
-  config_invalid: local((c) => c.detail ?? "Fix or delete the config file (`svc-dl config path`)."),
+  config_unreadable: local("Check the config file's permissions (`svc-dl config path`)."),
+  config_invalid: config("Fix or delete the config file (`svc-dl config path`)."),
   unsafe_config: local(
     "The config directory must be yours, not a symlink, and not writable by group or others (chmod 700); `svc-dl config path` names it.",
   ),
@@ -373,74 +403,88 @@ export const CODES = {
   ),
   foreign_cache_dir: local(
     (c) =>
-      c.detail ??
       `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
   ),
-  no_state: {
-    exitCode: ExitCode.ok,
-    retryable: false,
-    hint: null,
-  },
+  no_state: { exitCode: ExitCode.ok, retryable: false, scope: "item", hint: null },
 
   // --- outcomes of a whole run ---
   lock_mismatch: {
     exitCode: ExitCode.lockMismatch,
     retryable: false,
+    scope: "run",
     // The throw site names the items (`svc-dl install --update SLUG`) or the missing entries.
-    hint: (c) =>
-      c.detail ??
-      "If the change is expected, run `svc-dl install --update` to record the new files in svc-dl.lock, then review its diff.",
+    hint: "If the change is expected, run `svc-dl install --update` to record the new files in svc-dl.lock, then review its diff.",
   },
-  sync_incomplete: {
-    exitCode: ExitCode.failure,
-    retryable: true,
-    hint: "Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
-  },
-  get_incomplete: {
-    exitCode: ExitCode.failure,
-    retryable: true,
-    hint: "Fix the cause of each failure (see the codes) and run the same command again: finished items are not fetched again.",
-  },
-  install_incomplete: {
-    exitCode: ExitCode.failure,
-    retryable: true,
-    hint: "Fix the cause of each failure (see the codes) and run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
-  },
+  sync_incomplete: outcome(
+    ExitCode.failure,
+    "Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
+    "items",
+  ),
+  get_incomplete: outcome(
+    ExitCode.failure,
+    "Fix the cause of each failure (see the codes) and run the same command again: finished items are not fetched again.",
+    "items",
+  ),
+  install_incomplete: outcome(
+    ExitCode.failure,
+    "Fix the cause of each failure (see the codes) and run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
+    "items",
+  ),
   interrupted: {
+    // SIGTERM's 143 is chosen by InterruptedError from the signal
     exitCode: ExitCode.sigint,
     retryable: true,
+    scope: "run",
     // Only commands that write files keep partial data to resume from.
     hint: (c) =>
       c.command === "" || WRITES_FILES.has(c.command) ? AGAIN : "Run the same command again.",
   },
-  aborted: {
-    exitCode: ExitCode.sigint,
-    retryable: true,
-    hint: "Call again with the same arguments: it resumes from the bytes already saved.",
-  },
-  cancelled: { exitCode: ExitCode.sigint, retryable: false, hint: null },
-  unexpected: {
-    exitCode: ExitCode.failure,
-    retryable: false,
-    hint: "Run again with --verbose for details, and report it if it persists.",
-  },
+  aborted: outcome(
+    ExitCode.sigint,
+    "Call again with the same arguments: it resumes from the bytes already saved.",
+    true,
+  ),
+  cancelled: outcome(ExitCode.sigint, null, false),
+  unexpected: outcome(
+    ExitCode.failure,
+    "Run again with --verbose for details, and report it if it persists.",
+    false,
+  ),
 } as const satisfies Record<string, CodeEntry>;
 
-/** Every code of the table. */
+/** Every code of the table: the `code` of every error svc-dl throws (exported from the package). */
 export type ErrorCode = keyof typeof CODES;
 
-/** The table row of a code, or undefined for a code the table does not know. */
+declare const unlisted: unique symbol;
+/**
+ * An error code a service sent that the spec does not list (spec "Errors"), kept as sent so the
+ * message names it; made only by {@link serviceCode}. Its exit code and `retryable` follow the
+ * HTTP status; it fails one item.
+ */
+export type UnlistedApiCode = string & { readonly [unlisted]: true };
+
+/** True when `code` is a row of the table. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(CODES, code);
+}
+
+/** A code received from a service: the table's row when it has one, else kept as unlisted. */
+export function serviceCode(code: string): ErrorCode | UnlistedApiCode {
+  return isErrorCode(code) ? code : (code as UnlistedApiCode);
+}
+
+/** The table row of a code, or undefined for an unlisted service code. */
 export function codeEntry(code: string): CodeEntry | undefined {
-  return Object.hasOwn(CODES, code) ? (CODES as Record<string, CodeEntry>)[code] : undefined;
+  return isErrorCode(code) ? CODES[code] : undefined;
 }
 
 /**
- * Exit code for a code; unknown codes (an API code the spec does not list) fall back on the
- * HTTP status: 401 → auth, 403 → forbidden, 404/410 → not found, 429 → rate limited, else network.
+ * Exit code for a code; unlisted service codes (and `legacy_denied`) go by the HTTP status: 401 → auth,
+ * 403 → forbidden, 404/410 → not found, 429 → rate limited, else network.
  */
 export function exitCodeFor(code: string, httpStatus: number | null): ExitCodeValue {
   const entry = codeEntry(code);
-  if (entry) return entry.exitCode;
+  if (entry && entry.exitCode !== "status") return entry.exitCode;
   if (httpStatus === 401) return ExitCode.auth;
   if (httpStatus === 403) return ExitCode.forbidden;
   if (httpStatus === 404 || httpStatus === 410) return ExitCode.notFound;
@@ -448,21 +492,40 @@ export function exitCodeFor(code: string, httpStatus: number | null): ExitCodeVa
   return httpStatus === null ? ExitCode.failure : ExitCode.network;
 }
 
-/** Whether running again later may succeed; unknown codes: true for 429 and 5xx answers. */
-export function isRetryable(code: string, httpStatus: number | null): boolean {
-  const entry = codeEntry(code);
-  if (entry) return entry.retryable;
-  return httpStatus === 429 || (httpStatus !== null && httpStatus >= 500);
+/** A failure counted in a run's outcome: its code and HTTP status. */
+export interface CodedFailure {
+  readonly code: string;
+  readonly httpStatus: number | null;
 }
 
 /**
- * The hint for a code, rendered for the command at hand; falls back on the error's own hint
- * (`c.detail`) for codes the table does not know. Null when there is no next step.
+ * Whether running again later may succeed; unlisted codes: true for 429 and 5xx answers. For
+ * the outcome of a run (`"items"` in the table), true when any of `failures` is retryable.
+ */
+export function isRetryable(
+  code: string,
+  httpStatus: number | null,
+  failures: readonly CodedFailure[] = [],
+): boolean {
+  const entry = codeEntry(code);
+  if (entry === undefined) return httpStatus === 429 || (httpStatus !== null && httpStatus >= 500);
+  if (entry.retryable !== "items") return entry.retryable;
+  return failures.some((f) => isRetryable(f.code, f.httpStatus));
+}
+
+/** The scope of a code (see {@link Scope}); unlisted service codes fail one item. */
+export function scopeOf(code: string): Scope {
+  return codeEntry(code)?.scope ?? "item";
+}
+
+/**
+ * The table's hint for a code, rendered for the command at hand; null for unlisted codes and
+ * when there is no next step. A hint given at the throw site wins over this one
+ * (`format.ts` `hintFor`).
  */
 export function renderHint(code: string, c: HintContext): string | null {
   const hint = codeEntry(code)?.hint;
-  if (hint === undefined) return c.detail ?? null;
-  if (hint === null) return null;
+  if (hint === undefined || hint === null) return null;
   return typeof hint === "string" ? hint : hint(c);
 }
 
@@ -471,23 +534,11 @@ export const NO_COMMAND: HintContext = {
   command: "",
   has: () => false,
   exists: () => false,
+  given: () => false,
 };
 
-/** Account-level codes: `packs sync` and multi-item gets stop at once on these (cli-contract "packs sync"). */
-export function isAccountLevelCode(code: string): boolean {
-  return (
-    code === "missing_api_key" ||
-    code === "invalid_api_key" ||
-    code === "revoked_api_key" ||
-    code === "expired_api_key" ||
-    code === "api_disabled" ||
-    code === "not_eligible" ||
-    code === "blocked"
-  );
-}
-
 /** The spec's API error codes the table knows (spec "Errors"). */
-export const KNOWN_API_CODES: readonly string[] = [
+export const KNOWN_API_CODES: readonly ErrorCode[] = [
   "missing_api_key",
   "invalid_api_key",
   "revoked_api_key",

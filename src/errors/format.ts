@@ -24,14 +24,12 @@ export function toSvcError(err: unknown): SvcError {
   return new SvcError(`unexpected failure: ${message}`, { code: "unexpected", cause: err });
 }
 
-/** The hint of an error for the command at hand: the table's, else the error's own. */
-export function hintFor(err: SvcError, c: Omit<HintContext, "detail"> = NO_COMMAND): string | null {
-  return renderHint(err.code, {
-    command: c.command,
-    has: c.has,
-    exists: c.exists,
-    detail: err.hint,
-  });
+/**
+ * The hint of an error for the command at hand: the thrower's own (it knows the situation),
+ * else the table's for the code, rendered for `c`.
+ */
+export function hintFor(err: SvcError, c: HintContext = NO_COMMAND): string | null {
+  return err.siteHint ?? renderHint(err.code, c);
 }
 
 /**
@@ -39,10 +37,7 @@ export function hintFor(err: SvcError, c: Omit<HintContext, "detail"> = NO_COMMA
  * `request_id` are null when no response was received (a connection failure keeps the id it
  * sent in the human message only).
  */
-export function jsonErrorDocument(
-  err: SvcError,
-  c: Omit<HintContext, "detail"> = NO_COMMAND,
-): JsonErrorDocument {
+export function jsonErrorDocument(err: SvcError, c: HintContext = NO_COMMAND): JsonErrorDocument {
   const answered = err.httpStatus !== null;
   return {
     error: {
@@ -66,7 +61,7 @@ export function formatErrorForHumans(
   err: SvcError,
   colour: ChalkInstance,
   verbose: boolean,
-  c: Omit<HintContext, "detail"> = NO_COMMAND,
+  c: HintContext = NO_COMMAND,
 ): string {
   const facts = [`code ${err.code}`];
   if (err.httpStatus !== null) facts.push(`HTTP ${err.httpStatus}`);

@@ -1,6 +1,10 @@
 import { FileSystemError } from "./file-system-error.js";
 
-/** Maps a file-system error to FileSystemError with a code the user can act on. */
+/**
+ * Maps a file-system error to FileSystemError with a code the user can act on (`no_space`,
+ * `permission_denied`, else `write_failed`). No hint of its own: the table's names only the
+ * flags of the command at hand (`-o` where there is one).
+ */
 export function fsError(what: string, err: unknown): FileSystemError {
   const code = (err as NodeJS.ErrnoException).code;
   const local =
@@ -9,15 +13,5 @@ export function fsError(what: string, err: unknown): FileSystemError {
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? "permission_denied"
         : "write_failed";
-  const hint =
-    local === "no_space"
-      ? "Free some disk space and run the same command again; the partial data is kept."
-      : local === "permission_denied"
-        ? "Check the permissions of the output directory, or choose another with -o."
-        : undefined;
-  return new FileSystemError(`${what}: ${(err as Error).message}`, {
-    code: local,
-    ...(hint ? { hint } : {}),
-    cause: err,
-  });
+  return new FileSystemError(`${what}: ${(err as Error).message}`, { code: local, cause: err });
 }

@@ -1,14 +1,20 @@
-import { ExitCode } from "./exit-codes.js";
+import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 import { SvcError } from "./svc-error.js";
 
 /** The run was stopped by SIGINT (exit 130) or SIGTERM (exit 143); partial data is kept. */
 export class InterruptedError extends SvcError {
   override name = "InterruptedError";
+  /** The signal that stopped the run. */
+  readonly signal: "SIGINT" | "SIGTERM";
+
   constructor(signal: "SIGINT" | "SIGTERM") {
-    super(`interrupted by ${signal}`, {
-      code: "interrupted",
-      exitCode: signal === "SIGINT" ? ExitCode.sigint : ExitCode.sigterm,
-    });
+    super(`interrupted by ${signal}`, { code: "interrupted" });
+    this.signal = signal;
+  }
+
+  /** 130 for SIGINT (the table's), 143 for SIGTERM (cli-contract "Exit codes"). */
+  override get exitCode(): ExitCodeValue {
+    return this.signal === "SIGTERM" ? ExitCode.sigterm : ExitCode.sigint;
   }
 }
 
@@ -16,6 +22,6 @@ export class InterruptedError extends SvcError {
 export class CancelledError extends SvcError {
   override name = "CancelledError";
   constructor() {
-    super("cancelled", { code: "cancelled", exitCode: ExitCode.sigint });
+    super("cancelled", { code: "cancelled" });
   }
 }

@@ -1,4 +1,4 @@
-import { ExitCode } from "./exit-codes.js";
+import type { ErrorCode } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -12,16 +12,15 @@ export class NetworkError extends SvcError {
   constructor(
     message: string,
     opts: {
-      code?: string;
+      code?: ErrorCode;
       httpStatus?: number | null;
       requestId?: string | null;
-      hint?: string;
+      hint?: string | undefined;
       cause?: unknown;
     } = {},
   ) {
     super(message, {
       code: opts.code ?? "network_error",
-      exitCode: ExitCode.network,
       httpStatus: opts.httpStatus ?? null,
       requestId: opts.requestId ?? null,
       hint: opts.hint,

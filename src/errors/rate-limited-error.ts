@@ -1,4 +1,3 @@
-import { ExitCode } from "./exit-codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -23,7 +22,6 @@ export class RateLimitedError extends SvcError {
     const when = new Date(init.now + init.retryAfterSeconds * 1000).toISOString();
     super(message, {
       code: "rate_limited",
-      exitCode: ExitCode.rateLimited,
       httpStatus: init.httpStatus ?? null,
       requestId: init.requestId ?? null,
       hint: `Retry after ${when} (in ${init.retryAfterSeconds}s), or raise --max-wait.`,

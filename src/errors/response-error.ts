@@ -1,4 +1,4 @@
-import { ExitCode } from "./exit-codes.js";
+import type { ErrorCode } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -17,13 +17,12 @@ export class ResponseError extends SvcError {
       httpStatus: number | null;
       requestId: string | null;
       issues?: readonly string[];
-      code?: string;
+      code?: ErrorCode;
       cause?: unknown;
     },
   ) {
     super(message, {
       code: opts.code ?? "unexpected_response",
-      exitCode: ExitCode.network,
       httpStatus: opts.httpStatus,
       requestId: opts.requestId,
       cause: opts.cause,

@@ -1,59 +1,83 @@
-import { exitCodeFor, isRetryable } from "./codes.js";
+import {
+  type CodedFailure,
+  type ErrorCode,
+  exitCodeFor,
+  isRetryable,
+  NO_COMMAND,
+  renderHint,
+  type UnlistedApiCode,
+} from "./codes.js";
+import type { ExitCodeValue } from "./exit-codes.js";
 
 /**
  * Base class of every error svc-dl reports to the user. `main()` turns it into one stderr
- * line (or the `--json` error document) and its `exitCode` (cli-contract "Exit codes"); the exit
- * code, `retryable` and the hint's text come from the one table in `codes.ts`.
+ * line (or the `--json` error document) and its `exitCode` (cli-contract "Exit codes"). The one
+ * table in `codes.ts` decides the exit code, `retryable` and the generic hint from `code`; a hint
+ * given here by the thrower (it knows the path, the flag, the key's source) wins over the table's.
  */
 export class SvcError extends Error {
   override name = "SvcError";
-  /** Stable machine-readable code: the API's `error.code` or a local one (`no_api_key`, `file_exists`, …). */
-  readonly code: string;
-  /** Process exit code, from the contract's table. */
-  readonly exitCode: number;
+  /** Stable machine-readable code: a row of the table, or a service's code the spec does not list. */
+  readonly code: ErrorCode | UnlistedApiCode;
   /** HTTP status of the response behind this error, or null when none was received. */
   readonly httpStatus: number | null;
   /** Request id (`x-request-id`) of the request behind this error, or null when none was made. */
   readonly requestId: string | null;
+  /** The thrower's own hint for this situation, when it gave one; it wins over the table's. */
+  readonly siteHint: string | undefined;
   /**
-   * The thrower's own next step (a time, a path); the table's hint for the code, rendered for
-   * the command at hand, takes precedence where the table has a fixed one.
+   * The next step: the thrower's hint, else the table's for the code (outside any command, as a
+   * library caller sees it; the CLI renders the table's for the command at hand). Undefined when
+   * there is none.
    */
   readonly hint: string | undefined;
+  /** For the outcome of a run over several items: the failures it counts (`retryable` reads them). */
+  readonly failures: readonly CodedFailure[];
 
   constructor(
     message: string,
     init: {
-      code: string;
-      /** Defaults to the table's exit code for `code`. */
-      exitCode?: number;
+      code: ErrorCode | UnlistedApiCode;
       httpStatus?: number | null;
       requestId?: string | null;
       hint?: string | undefined;
+      failures?: readonly CodedFailure[];
       cause?: unknown;
     },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
     this.httpStatus = init.httpStatus ?? null;
-    this.exitCode = init.exitCode ?? exitCodeFor(init.code, this.httpStatus);
     this.requestId = init.requestId ?? null;
-    this.hint = init.hint;
+    this.siteHint = init.hint;
+    this.hint = init.hint ?? renderHint(init.code, NO_COMMAND) ?? undefined;
+    this.failures = init.failures ?? [];
+  }
+
+  /** Process exit code, from the table (cli-contract "Exit codes"). */
+  get exitCode(): ExitCodeValue {
+    return exitCodeFor(this.code, this.httpStatus);
   }
 
   /** True when running the same command again later may succeed (the `--json` `retryable`). */
   get retryable(): boolean {
-    return isRetryable(this.code, this.httpStatus);
+    return isRetryable(this.code, this.httpStatus, this.failures);
   }
 
-  /** A copy of this error with `text` replaced in its message and hint (secrets out of output). */
+  /** A copy of this error with `text` replaced in its message and hints (secrets out of output). */
   redacted(text: string, by: string): this {
     if (text.length === 0) return this;
+    return this.mapText((s) => s.split(text).join(by));
+  }
+
+  /** A copy of this error with `f` applied to its message, hints and stack. */
+  mapText(f: (text: string) => string): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     Object.assign(copy, this, {
-      message: this.message.split(text).join(by),
-      hint: this.hint?.split(text).join(by),
-      stack: this.stack?.split(text).join(by),
+      message: f(this.message),
+      hint: this.hint === undefined ? undefined : f(this.hint),
+      siteHint: this.siteHint === undefined ? undefined : f(this.siteHint),
+      stack: this.stack === undefined ? undefined : f(this.stack),
     });
     return copy;
   }

@@ -1,10 +1,13 @@
-import { ExitCode } from "./exit-codes.js";
+import type { ErrorCode } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
-/** The user's mistake: a bad flag, slug or value, or missing configuration. Exit 2. */
+/**
+ * The user's mistake: a bad flag, slug or value, or missing configuration. Exit 2 for every code
+ * it is thrown with (the table's rows for them).
+ */
 export class UsageError extends SvcError {
   override name = "UsageError";
-  constructor(message: string, opts: { code?: string; hint?: string } = {}) {
-    super(message, { code: opts.code ?? "usage_error", exitCode: ExitCode.usage, hint: opts.hint });
+  constructor(message: string, opts: { code?: ErrorCode; hint?: string | undefined } = {}) {
+    super(message, { code: opts.code ?? "usage_error", hint: opts.hint });
   }
 }

@@ -1,4 +1,3 @@
-import { ExitCode } from "../errors/exit-codes.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { SvcError } from "../errors/svc-error.js";
 
@@ -59,7 +58,6 @@ const HINTS: Record<ArchiveProblemKind, string> = {
 export function unsafeArchive(archive: string, problem: ArchiveProblem, cause?: unknown): SvcError {
   return new SvcError(`unsafe archive ${archive}: ${problem.reason}; nothing was extracted`, {
     code: "unsafe_archive",
-    exitCode: ExitCode.network,
     hint: HINTS[problem.kind],
     cause,
   });

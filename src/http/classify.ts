@@ -146,9 +146,10 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
       return new NetworkError(`host name ${req.url.hostname} does not resolve${via}: ${detail}`, {
         ...common,
         code: "dns_error",
+        // through a proxy, name it; else the table's hint names where the base URL is set
         hint: req.proxy
           ? `Check the host name and the proxy ${req.proxy} (--proxy, HTTPS_PROXY, NO_PROXY).`
-          : "Check the host name in --base-url and the network's DNS, or set a proxy with --proxy.",
+          : undefined,
       });
     case "proxy": {
       const status = proxyConnectStatus(err);
@@ -168,7 +169,6 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
       return new NetworkError(`${host} sent nothing for too long${via}: ${detail}`, {
         ...common,
         code: "timeout",
-        hint: "Check the network; svc-dl retried where it could.",
       });
     case "framing":
       return new NetworkError(`${host} sent a response that breaks HTTP/1.1 framing: ${detail}`, {
@@ -181,7 +181,6 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
         `${req.duringBody ? "connection lost while reading from" : "could not reach"} ${host}${via}: ${detail}`,
         {
           ...common,
-          hint: "Check the network and the base URL; svc-dl retried where it could.",
         },
       );
   }

@@ -67,7 +67,6 @@ export function proxySettings(settings: Pick<NetworkSettings, "proxy" | "env">):
     if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
       throw new UsageError("invalid proxy address (from --proxy, the config or *_PROXY)", {
         code: "invalid_proxy",
-        hint: "Give the proxy as http://host:port (or https://host:port) with --proxy or HTTPS_PROXY.",
       });
     }
   }
@@ -118,13 +117,11 @@ export function trustedCas(
   } catch (err) {
     throw new UsageError(`cannot read the CA file ${caFile}: ${(err as Error).message}`, {
       code: "invalid_ca_file",
-      hint: "Point --ca-file (or SVC_CA_FILE, or config ca-file) at a readable PEM file.",
     });
   }
   if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
     throw new UsageError(`the CA file ${caFile} holds no PEM certificate`, {
       code: "invalid_ca_file",
-      hint: "Point --ca-file (or SVC_CA_FILE, or config ca-file) at a PEM file (-----BEGIN CERTIFICATE-----).",
     });
   }
   cas.push(pem);

@@ -42,7 +42,6 @@ export async function followRedirects(
       throw new NetworkError(`too many redirects (more than ${MAX_REDIRECTS})`, {
         code: "too_many_redirects",
         ...where,
-        hint: "The service or its CDN is redirecting in a loop; try again later.",
       });
     }
     let next: URL;

@@ -23,7 +23,6 @@ export function checkRequestUrl(
       {
         code: from ? "bad_redirect" : "unsupported_scheme",
         ...where,
-        hint: "The service handed out a link svc-dl will not follow; report the request id to the service.",
       },
     );
   }
@@ -31,7 +30,6 @@ export function checkRequestUrl(
     throw new NetworkError(`refusing redirect from https to http (${url.host})`, {
       code: "insecure_redirect",
       ...where,
-      hint: "The download would travel unencrypted; report this to the service.",
     });
   }
   const loopbackService = baseUrl.protocol === "http:" && isLoopbackHost(baseUrl.hostname);
@@ -41,7 +39,6 @@ export function checkRequestUrl(
       {
         code: "insecure_url",
         ...where,
-        hint: "The download would travel unencrypted; report this to the service.",
       },
     );
   }

@@ -111,6 +111,5 @@ function compare(a: string, b: string): number {
 function invalidLock(path: string, what: string): UsageError {
   return new UsageError(`invalid lock file ${path}: ${what}`, {
     code: "invalid_lock",
-    hint: "Restore svc-dl.lock from version control, or delete it and run `svc-dl install` to write a new one.",
   });
 }

@@ -67,7 +67,6 @@ export function readManifest(path: string): Manifest {
   } catch (err) {
     throw new UsageError(`cannot read the manifest ${path}: ${(err as Error).message}`, {
       code: "manifest_missing",
-      hint: "Create svc-dl.json (see `svc-dl install --help`) or name one with --manifest FILE.",
     });
   }
   const json = parseStrictJson(raw);
@@ -155,6 +154,5 @@ function outsideDir(path: string, problem: ContainmentProblem): UsageError {
 function invalid(path: string, what: string): UsageError {
   return new UsageError(`invalid manifest ${path}: ${what}`, {
     code: "invalid_manifest",
-    hint: 'A manifest looks like {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.',
   });
 }

@@ -1,4 +1,4 @@
-import { ExitCode } from "../errors/exit-codes.js";
+import type { CodedFailure, ErrorCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import type {
   InstallDocument,
@@ -18,9 +18,14 @@ export class InstallError extends SvcError {
 
   constructor(
     message: string,
-    init: { code: string; exitCode: number; hint: string; document?: InstallDocument | undefined },
+    init: {
+      code: ErrorCode;
+      hint?: string;
+      failures?: readonly CodedFailure[];
+      document?: InstallDocument | undefined;
+    },
   ) {
-    super(message, { code: init.code, exitCode: init.exitCode, hint: init.hint });
+    super(message, { code: init.code, hint: init.hint, failures: init.failures ?? [] });
     this.document = init.document;
   }
 }
@@ -47,7 +52,6 @@ export function lockLacksItemsError(
     `${lockPath} does not cover the manifest (lock_mismatch): ${names.join("; ")} ${missing.length === 1 ? "is" : "are"} not in svc-dl.lock`,
     {
       code: "lock_mismatch",
-      exitCode: ExitCode.lockMismatch,
       hint: "Run `svc-dl install` (without --frozen) to add the new items to svc-dl.lock, review its diff and commit it.",
       document,
     },
@@ -68,7 +72,6 @@ export function lockMismatchError(
   const slugs = [...new Set(mismatched.map((i) => i.slug))].join(" ");
   return new InstallError(`files differ from ${lockPath} (lock_mismatch): ${problems.join("; ")}`, {
     code: "lock_mismatch",
-    exitCode: ExitCode.lockMismatch,
     hint: `If the change is expected, run \`svc-dl install --update ${slugs}\` to record the new files in svc-dl.lock, review its diff and commit it.`,
     document,
   });
@@ -86,8 +89,10 @@ export function installFailedError(doc: InstallDocument): InstallError {
     `${failed.length} of ${doc.items.length} item${doc.items.length === 1 ? "" : "s"} failed: ${parts.join("; ")}; svc-dl.lock was not written`,
     {
       code: "install_incomplete",
-      exitCode: ExitCode.failure,
-      hint: "Fix the failures named above and run `svc-dl install` again; finished items are kept.",
+      failures: failed.map((i) => ({
+        code: i.error?.code ?? "unexpected",
+        httpStatus: i.error?.http_status ?? null,
+      })),
       document: doc,
     },
   );

@@ -3,7 +3,6 @@ import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
 import { toJsonDocument } from "../download/run-get.js";
-import { ExitCode } from "../errors/exit-codes.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -51,7 +50,6 @@ export function createClient(options: ClientOptions): SvcDlClient {
         if (!apiKey) {
           throw new SvcError(`no API key given for ${baseUrl.origin}`, {
             code: "no_api_key",
-            exitCode: 3,
             hint: "Pass apiKey to createClient() (keys are created under Account › Connections › API keys).",
           });
         }
@@ -199,6 +197,6 @@ function absolute(dir: string | undefined): string {
 function abortedError(cause: unknown): SvcError {
   return new SvcError(
     "the operation was aborted through its AbortSignal; partial data is kept and the next call resumes it",
-    { code: "aborted", exitCode: ExitCode.sigint, cause },
+    { code: "aborted", cause },
   );
 }

@@ -257,6 +257,5 @@ function ownerText(owner: LockOwner | undefined): string {
 function lockedError(dir: string, owner: LockOwner | undefined): FileSystemError {
   return new FileSystemError(`another svc-dl run${ownerText(owner)} is writing to ${dir}`, {
     code: "locked",
-    hint: "Wait for the other run to finish, or pass --wait-lock SECONDS to wait for it. A lock left by a crashed run on another host expires after 10 s.",
   });
 }

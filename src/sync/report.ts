@@ -95,7 +95,10 @@ export function incompleteError(doc: SyncDocument): SvcError {
     `${failed.length} of ${doc.items.length} pack file${doc.items.length === 1 ? "" : "s"} failed: ${list}`,
     {
       code: "sync_incomplete",
-      exitCode: 1,
+      failures: failed.map((i) => ({
+        code: i.error?.code ?? "unexpected",
+        httpStatus: i.error?.http_status ?? null,
+      })),
       hint: "Every other pack was synced. Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
     },
   );

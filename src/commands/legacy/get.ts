@@ -33,7 +33,6 @@ export async function readLicenseKey(session: Session, fromStdin: boolean): Prom
   } else {
     throw new UsageError("no license key: legacy get needs the purchase's license key (SVC_…)", {
       code: "no_license_key",
-      hint: "Set SVC_LICENSE_KEY, or pipe it in with --license-key-stdin; it is never taken from the command line.",
     });
   }
   if (key === "") {
@@ -42,7 +41,6 @@ export async function readLicenseKey(session: Session, fromStdin: boolean): Prom
   if (key.startsWith("svc_live_")) {
     throw new UsageError("that is an API key (svc_live_…), not a license key (SVC_…)", {
       code: "wrong_key_kind",
-      hint: "Use `svc-dl pack get` / `svc-dl asset get` with an API key; legacy get takes the license key from the purchase.",
     });
   }
   return key;

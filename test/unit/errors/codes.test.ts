@@ -3,11 +3,11 @@ import { ApiError } from "../../../src/errors/api-error.js";
 import {
   CODES,
   exitCodeFor,
-  isAccountLevelCode,
   isRetryable,
   KNOWN_API_CODES,
   NO_COMMAND,
   renderHint,
+  scopeOf,
 } from "../../../src/errors/codes.js";
 import { ExitCode } from "../../../src/errors/exit-codes.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
@@ -94,19 +94,25 @@ describe("codes: the one table", () => {
     expect(exitCodeFor("new_code", 429)).toBe(6);
     expect(exitCodeFor("new_code", 400)).toBe(7);
     expect(renderHint("new_code", NO_COMMAND)).toBeNull();
-    expect(renderHint("new_code", { ...NO_COMMAND, detail: "own" })).toBe("own");
+    expect(scopeOf("new_code")).toBe("item");
   });
 
-  it("names the account-level codes that stop packs sync", () => {
-    expect(isAccountLevelCode("blocked")).toBe(true);
-    expect(isAccountLevelCode("expired_api_key")).toBe(true);
-    expect(isAccountLevelCode("not_entitled")).toBe(false);
-    expect(isAccountLevelCode("insufficient_scope")).toBe(false);
+  it("names the scope of each code: account-level codes, run-level codes, item failures", () => {
+    expect(scopeOf("blocked")).toBe("account");
+    expect(scopeOf("expired_api_key")).toBe("account");
+    expect(scopeOf("no_api_key")).toBe("account");
+    expect(scopeOf("insufficient_scope")).toBe("run");
+    expect(scopeOf("no_base_url")).toBe("run");
+    expect(scopeOf("no_space")).toBe("run");
+    expect(scopeOf("not_entitled")).toBe("item");
+    expect(scopeOf("file_exists")).toBe("item");
+    expect(scopeOf("invalid_slug")).toBe("item");
   });
 
   it("uses only the named exit codes", () => {
     const named = new Set<number>(Object.values(ExitCode));
     for (const [code, entry] of Object.entries(CODES)) {
+      if (entry.exitCode === "status") continue;
       expect(named.has(entry.exitCode), code).toBe(true);
     }
   });

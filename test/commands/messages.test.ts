@@ -1,0 +1,80 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useMockService } from "../helpers/mock.js";
+import { runCommand } from "../helpers/run-main.js";
+
+const shared = useMockService();
+const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-msg-"));
+
+interface JsonError {
+  error: { code: string; message: string; hint: string | null; retryable: boolean };
+}
+const lastJsonError = (stderr: string): JsonError =>
+  JSON.parse(stderr.trim().split("\n").at(-1) ?? "") as JsonError;
+
+describe("a hint tests what was passed, not what the command accepts", () => {
+  const legacy = () => ({
+    SVC_BASE_URL: shared.mock.baseUrl,
+    SVC_LICENSE_KEY: shared.mock.licenseKey,
+  });
+
+  it("legacy get --asset with a missing file: no 'try without --edition'", async () => {
+    const r = await runCommand(
+      ["--json", "legacy", "get", "--asset", "forest-broken-stump", "-o", `${tempDir()}/`],
+      { env: legacy() },
+    );
+    expect(r.code).toBe(5);
+    const doc = lastJsonError(r.stderr);
+    expect(doc.error.code).toBe("file_unavailable");
+    expect(doc.error.hint).not.toContain("--edition");
+    expect(doc.error.hint).toMatch(/not available for download right now/);
+  });
+
+  it("legacy get --pack --edition authoring without one: 'try without --edition', which works", async () => {
+    const dir = tempDir();
+    const args = ["legacy", "get", "--pack", "sci-fi-props", "-o", `${dir}/`];
+    const r = await runCommand(["--json", ...args, "--edition", "authoring"], { env: legacy() });
+    expect(r.code).toBe(5);
+    expect(lastJsonError(r.stderr).error.hint).toMatch(/try without --edition/);
+    const again = await runCommand(["--json", ...args], { env: legacy() });
+    expect(again.code).toBe(0);
+  });
+
+  it("legacy get --asset with an unknown slug points at the assets, not the packs", async () => {
+    const r = await runCommand(
+      ["--json", "legacy", "get", "--asset", "no-such-asset", "-o", `${tempDir()}/`],
+      { env: legacy() },
+    );
+    expect(r.code).toBe(5);
+    const hint = lastJsonError(r.stderr).error.hint ?? "";
+    expect(hint).toContain("assets list");
+    expect(hint).not.toContain("packs list");
+  });
+});
+
+describe("the outcome of several slugs says whether running again may help", () => {
+  it("only not_found failed: get_incomplete is not retryable", async () => {
+    const r = await runCommand(
+      ["--json", "asset", "get", "free-sample-cube", "no-such-asset", "-o", `${tempDir()}/`],
+      { env: shared.env() },
+    );
+    expect(r.code).toBe(1);
+    const doc = lastJsonError(r.stderr);
+    expect(doc.error.code).toBe("get_incomplete");
+    expect(doc.error.retryable).toBe(false);
+  });
+
+  it("a server failure among them: retryable", async () => {
+    shared.mock.set({ faults: { serverError: { count: 100, origin: "cdn" } } });
+    const r = await runCommand(
+      ["--json", "asset", "get", "no-such-asset", "free-sample-cube", "-o", `${tempDir()}/`],
+      { env: shared.env() },
+    );
+    expect(r.code).toBe(1);
+    const doc = lastJsonError(r.stderr);
+    expect(doc.error.code).toBe("get_incomplete");
+    expect(doc.error.retryable).toBe(true);
+  });
+});
