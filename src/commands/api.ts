@@ -12,8 +12,10 @@ export interface ApiOptions {
 
 /**
  * The route part of `svc-dl api PATH`: tolerates a leading `/`, an `api/v1/` or `v1/` prefix and
- * a full URL under `{base_url}/api/v1/`; keeps any query string. Throws UsageError (exit 2) for
- * an empty path or a URL of another service.
+ * a full URL under `{base_url}/api/v1/`; keeps any query string. Throws UsageError (exit 2,
+ * `invalid_api_path`, before any request) for an empty path, a URL of another service, and a
+ * path under another API root or version (`/api/v2/x`, `api/x`, `v2/x`), which would otherwise
+ * be sent as `/api/v1/api/v2/x`.
  */
 export function routeOf(raw: string, baseUrl: URL): string {
   let path = raw.trim();
@@ -34,8 +36,14 @@ export function routeOf(raw: string, baseUrl: URL): string {
   if (path === "" || path.startsWith("?")) {
     throw new UsageError("no API path given", {
       code: "invalid_api_path",
-      hint: "Name a route under /api/v1, e.g. `svc-dl api me`, `svc-dl api orders`, `svc-dl api catalog/packs`.",
     });
+  }
+  const outside = /^(api|v\d+)(\/|\?|$)/i.exec(path);
+  if (outside) {
+    throw new UsageError(
+      `${raw.trim()} is not under /api/v1: svc-dl api calls only routes of {base_url}/api/v1`,
+      { code: "invalid_api_path" },
+    );
   }
   return path;
 }

@@ -88,6 +88,12 @@ describe("svc-dl api PATH", () => {
       "https://evil.example/api/v1/me",
       "",
       "/",
+      // another API version or root: never sent as /api/v1/api/v2/x
+      "/api/v2/x",
+      "api/v2/me",
+      "v2/me",
+      "/api",
+      "api?x=1",
     ]) {
       const r = await runCommand(["api", path], { env: env() });
       expect(r.code, path).toBe(2);
