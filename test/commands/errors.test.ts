@@ -35,21 +35,22 @@ const cases: Case[] = [
     exit: 3,
     keyId: "",
     path: "me",
-    next: /create a new one under Account › Connections/,
+    // the key came from SVC_API_KEY: the hint says to fix that one (the thrower knows its source)
+    next: /Set SVC_API_KEY to a valid key \(create one under Account › Connections/,
   },
   {
     code: "revoked_api_key",
     exit: 3,
     keyId: "key_revoked",
     path: "me",
-    next: /Create a new key under Account › Connections/,
+    next: /Set SVC_API_KEY to a valid key \(create one under Account › Connections/,
   },
   {
     code: "expired_api_key",
     exit: 3,
     keyId: "key_expired",
     path: "me",
-    next: /Create a new key under Account › Connections/,
+    next: /Set SVC_API_KEY to a valid key \(create one under Account › Connections/,
   },
   {
     code: "api_disabled",
