@@ -8,6 +8,8 @@ import { SvcError } from "./svc-error.js";
  */
 export class FileSystemError extends SvcError {
   override name = "FileSystemError";
+  /** Always a row of the table (never a service's unlisted code). */
+  declare readonly code: ErrorCode;
   constructor(
     message: string,
     opts: { code: ErrorCode; hint?: string | undefined; cause?: unknown },

@@ -9,6 +9,8 @@ import { SvcError } from "./svc-error.js";
  */
 export class NetworkError extends SvcError {
   override name = "NetworkError";
+  /** Always a row of the table (never a service's unlisted code). */
+  declare readonly code: ErrorCode;
   constructor(
     message: string,
     opts: {

@@ -8,6 +8,8 @@ import { SvcError } from "./svc-error.js";
  */
 export class ResponseError extends SvcError {
   override name = "ResponseError";
+  /** Always a row of the table (never a service's unlisted code). */
+  declare readonly code: ErrorCode;
   /** Human-readable list of what did not match the schema, when a schema was checked. */
   readonly issues: readonly string[];
 

@@ -7,6 +7,8 @@ import { SvcError } from "./svc-error.js";
  */
 export class UsageError extends SvcError {
   override name = "UsageError";
+  /** Always a row of the table (never a service's unlisted code). */
+  declare readonly code: ErrorCode;
   constructor(message: string, opts: { code?: ErrorCode; hint?: string | undefined } = {}) {
     super(message, { code: opts.code ?? "usage_error", hint: opts.hint });
   }
