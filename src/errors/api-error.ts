@@ -17,7 +17,7 @@ export class ApiError extends SvcError {
     message: string;
     httpStatus: number;
     requestId: string | null;
-    hint?: string;
+    hint?: string | undefined;
   }) {
     super(init.message, {
       code: serviceCode(init.code),

@@ -179,11 +179,12 @@ export const CODES = {
   route_not_found: {
     exitCode: ExitCode.notFound,
     retryable: false,
+    // a base URL that misses the service fails every later item the same way
+    scope: "run",
     hint: (c) =>
       c.command === "api"
         ? "Nothing at that path: check the route (e.g. `svc-dl api me`) and the base URL (the service's address without /api)."
-        : (c.detail ??
-          "Check the base URL: it is the service's address without /api (--base-url, SVC_BASE_URL or the config file)."),
+        : "Check the base URL: it is the service's address without /api (--base-url, SVC_BASE_URL or the config file).",
   },
   file_unavailable: {
     exitCode: ExitCode.notFound,
@@ -236,9 +237,8 @@ export const CODES = {
   not_tls: {
     exitCode: ExitCode.network,
     retryable: false,
-    hint: (c) =>
-      c.detail ??
-      "Check the URL's scheme and port: the server does not speak TLS there (http:// only for a loopback service).",
+    scope: "item",
+    hint: "Check the URL's scheme and port: the server does not speak TLS there (http:// only for a loopback service).",
   },
   proxy_error: {
     exitCode: ExitCode.network,

@@ -133,7 +133,7 @@ export class RetryBudget {
         {
           code: "timeout",
           requestId: error.requestId,
-          hint: error.hint ?? "Check the network; run the same command again later to resume.",
+          hint: error.siteHint ?? "Check the network; run the same command again later to resume.",
           cause: error,
         },
       );

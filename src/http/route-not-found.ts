@@ -36,7 +36,11 @@ export function notFoundUnderBase(
       message: `the service has no route ${route} under the base URL ${base}${from}: HTTP 404${answer}`,
       httpStatus: 404,
       requestId: error.requestId,
-      hint: `Check the base URL ${base}${from}: it is the service's address without /api${basePath ? `, perhaps ${baseUrl.origin} without the path ${basePath}` : ""}.`,
+      // a path in the base URL is the likely cause: say so; else the table's hint, which for
+      // `svc-dl api` points at the route the user typed
+      hint: basePath
+        ? `Check the base URL ${base}${from}: it is the service's address without /api, perhaps ${baseUrl.origin} without the path ${basePath}.`
+        : undefined,
     });
   }
   if (basePath === "" || error.code !== "not_found") return error;
@@ -45,6 +49,6 @@ export function notFoundUnderBase(
     message: `${error.message} (under the base URL ${base}${from})`,
     httpStatus: 404,
     requestId: error.requestId,
-    ...(error.hint !== undefined ? { hint: error.hint } : {}),
+    ...(error.siteHint !== undefined ? { hint: error.siteHint } : {}),
   });
 }
