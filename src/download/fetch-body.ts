@@ -7,6 +7,7 @@ import type { HttpClient, HttpResponse, RequestSpec } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import { parseContentLength, parseContentRange } from "./content-range.js";
 import { corruptDownload } from "./errors.js";
+import { createFastBodyTransport } from "./fast-body/transport.js";
 import { lowSpeedCheck } from "./low-speed.js";
 
 /**
@@ -127,6 +128,7 @@ export async function fetchBody<R>(
   sink: DownloadSink<R>,
 ): Promise<R> {
   const notice = opts.onNotice ?? (() => undefined);
+  client.useBodyTransport(createFastBodyTransport); // bodies from the CDN: docs/design.md
   const retries = client.newRetryBudget();
   let restarts = 0;
   let refreshes = 0;

@@ -135,7 +135,8 @@ class StreamSink implements DownloadSink<DownloadResult> {
     }
     this.#written += out.length;
     this.#opts.progress.advance(out.length);
-    if (this.#opts.out.write(out)) return undefined;
+    // a stream keeps what it is given, and body chunks are borrowed (src/http/response-body.ts)
+    if (this.#opts.out.write(out === chunk ? Buffer.from(out) : out)) return undefined;
     return drained(this.#opts.out, this.#signal);
   }
 

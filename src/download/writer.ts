@@ -1,11 +1,11 @@
 import { createHash, type Hash } from "node:crypto";
-import { closeSync, openSync, readSync, writeSync, writevSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { fsError } from "../errors/fs-error.js";
 import { BackgroundSync, type DurableFs, SYNC_EVERY_BYTES } from "../io/durable.js";
 
 /** How a {@link HashingFileWriter} batches its writes. */
 export interface WriterTuning {
-  /** Bytes gathered before one `writevSync`; default 1 MiB. */
+  /** Bytes gathered before one write; default 1 MiB. */
   batchBytes: number;
   /** Longest time gathered bytes wait on a slow connection, in ms; default 500. */
   maxDelayMs: number;
@@ -23,14 +23,14 @@ export const DEFAULT_TUNING: WriterTuning = {
 
 /**
  * A file being written by the download core, with a running SHA-256 of every byte in it. Body
- * chunks from undici's data callback are hashed at once and kept (no copy: undici hands over a
- * fresh view per socket read) until about 1 MiB is gathered, then written with one `writevSync`
- * on a raw fd: measured the fastest undici body path (docs/performance.md). Because `write()`
- * returns only after the bytes are in the file or the batch, a data callback that calls it
- * honours backpressure without buffering more than one batch.
+ * chunks are borrowed views (the fast path's reused read buffer): each is hashed in place at
+ * once and copied into one reused 1 MiB buffer, written with one `writeSync` per MiB on a raw
+ * fd (docs/performance.md); a chunk of 256 KiB or more that finds the buffer empty is written
+ * straight from the view. Because `write()` returns only after the bytes are in the file or
+ * the buffer, a data callback that calls it never buffers more than one batch.
  */
 export interface HashingFileWriter {
-  /** Hashes `chunk` and gathers it (kept by reference). Throws FileSystemError (exit 8) on write failure. */
+  /** Hashes `chunk` and gathers it (copied; never kept). Throws FileSystemError (exit 8) on write failure. */
   write(chunk: Buffer): void;
   /** Writes out the gathered bytes. */
   flush(): void;
@@ -82,51 +82,50 @@ export function openHashingWriter(
     tuning.syncEveryBytes ?? SYNC_EVERY_BYTES,
     tuning.fs,
   );
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  // Chunks are borrowed (src/http/response-body.ts): copied into one reused buffer, written
+  // once per batch; a large chunk arriving with the buffer empty is written straight from it.
+  const slab = Buffer.allocUnsafeSlow(tuning.batchBytes);
+  let fill = 0;
   let closed = false;
   let lastFlushAt = Date.now();
 
-  const flush = (): void => {
-    lastFlushAt = Date.now();
-    if (pendingBytes === 0) return;
-    const chunks = pending;
-    const length = pendingBytes;
-    pending = [];
-    pendingBytes = 0;
+  const writeAll = (data: Buffer, length: number): void => {
     try {
-      let done = writevSync(fd, chunks, position);
-      // A short write (rare on regular files): write the rest chunk by chunk.
-      let offset = 0;
-      for (const chunk of chunks) {
-        const end = offset + chunk.length;
-        if (done < end) {
-          let from = Math.max(0, done - offset);
-          while (from < chunk.length) {
-            from += writeSync(fd, chunk, from, chunk.length - from, position + offset + from);
-          }
-          done = end;
-        }
-        offset = end;
-      }
+      let done = 0;
+      while (done < length) done += writeSync(fd, data, done, length - done, position + done);
     } catch (err) {
       throw fsError(`cannot write ${path}`, err);
     }
     position += length;
     sync.wrote(position);
   };
+  const flush = (): void => {
+    lastFlushAt = Date.now();
+    if (fill === 0) return;
+    const length = fill;
+    fill = 0;
+    writeAll(slab, length);
+  };
 
   return {
     get bytes() {
-      return position + pendingBytes;
+      return position + fill;
     },
     write(chunk) {
       hash.update(chunk);
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes >= tuning.batchBytes || Date.now() - lastFlushAt >= tuning.maxDelayMs) {
-        flush();
+      if (fill === 0 && chunk.length >= slab.length >>> 2) {
+        lastFlushAt = Date.now();
+        writeAll(chunk, chunk.length);
+        return;
       }
+      for (let from = 0; from < chunk.length; ) {
+        const n = Math.min(slab.length - fill, chunk.length - from);
+        chunk.copy(slab, fill, from, from + n);
+        fill += n;
+        from += n;
+        if (fill === slab.length) flush();
+      }
+      if (fill > 0 && Date.now() - lastFlushAt >= tuning.maxDelayMs) flush();
     },
     flush,
     close() {

@@ -7,10 +7,12 @@ import { SvcError } from "../errors/svc-error.js";
 import { isRetryableNetworkError, networkErrorFrom } from "./classify.js";
 import {
   createDispatcher,
+  IDLE_TIMEOUT_MS,
   LOW_SPEED_LIMIT,
   type LowSpeedLimit,
   type ProxySettings,
   proxyLabel,
+  trustedCas,
 } from "./dispatcher.js";
 import { type Budget, budgetForPath, type Clock, RateLimitPacer } from "./pacer.js";
 import { parseRetryAfter } from "./rate-limit-headers.js";
@@ -18,7 +20,13 @@ import { Redactor } from "./redact.js";
 import { followRedirects } from "./redirects.js";
 import { newRequestId } from "./request-id.js";
 import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
-import { dispatchRequest, headerValue, type ResponseHeaders } from "./response-body.js";
+import {
+  type BodyTransport,
+  type BodyTransportSettings,
+  dispatchRequest,
+  headerValue,
+  type ResponseHeaders,
+} from "./response-body.js";
 import { errorFromBody, parseJsonBody } from "./response-errors.js";
 import {
   DEFAULT_RETRY,
@@ -69,6 +77,7 @@ export class HttpClient {
   readonly #dispatcher: Dispatcher;
   readonly #proxy: ProxySettings | undefined;
   readonly #retry: RetrySettings;
+  #bodyTransport: BodyTransport | undefined;
 
   constructor(opts: HttpClientOptions) {
     this.#opts = opts;
@@ -122,6 +131,22 @@ export class HttpClient {
     return new URL(`${base}/${path.replace(/^\/+/, "")}`);
   }
 
+  /**
+   * Lets download GETs to another origin than the service's use `make`'s transport instead of
+   * undici (the body fast path, src/download/fast-body/), only when no proxy is set and the
+   * dispatcher is the client's own. Idempotent.
+   */
+  useBodyTransport(make: (settings: BodyTransportSettings) => BodyTransport): void {
+    const proxy = this.#proxy;
+    if (this.#bodyTransport || !proxy || proxy.httpProxy !== "" || proxy.httpsProxy !== "") return;
+    const network = this.#opts.network ?? { env: {} };
+    this.#bodyTransport = make({
+      ca: trustedCas(network),
+      lookup: network.lookup,
+      idleMs: network.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
+    });
+  }
+
   /** A fresh retry budget for one operation (one JSON call, or one whole download). */
   newRetryBudget(): RetryBudget {
     return new RetryBudget(this.#retry, this.clock, (line) =>
@@ -151,14 +176,16 @@ export class HttpClient {
     if (spec.body !== undefined) this.#learnSecrets(spec.body);
     const started = this.clock.now();
     let res: Awaited<ReturnType<typeof dispatchRequest>>;
+    const init = {
+      url: spec.url,
+      method,
+      headers,
+      ...(spec.body !== undefined && method === "POST" ? { body: spec.body } : {}),
+      ...(this.signal ? { signal: this.signal } : {}),
+    };
+    const fast = budget === "download" && !toService ? this.#bodyTransport : undefined;
     try {
-      res = await dispatchRequest(this.#dispatcher, {
-        url: spec.url,
-        method,
-        headers,
-        ...(spec.body !== undefined && method === "POST" ? { body: spec.body } : {}),
-        ...(this.signal ? { signal: this.signal } : {}),
-      });
+      res = (await fast?.request(init)) ?? (await dispatchRequest(this.#dispatcher, init));
     } catch (err) {
       this.#throwIfAborted();
       this.#log(method, spec.url, "ERR", requestId, started, undefined);
@@ -303,6 +330,7 @@ export class HttpClient {
    * must not hold the process); at once when the run was interrupted.
    */
   async close(): Promise<void> {
+    this.#bodyTransport?.close();
     if (this.#opts.dispatcher) return;
     const dispatcher = this.#dispatcher;
     // Interrupted: nothing is worth waiting for (a connection may still be in a proxy's CONNECT).

@@ -1,3 +1,4 @@
+import type { LookupFunction } from "node:net";
 import type { Dispatcher } from "undici";
 
 /** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
@@ -10,9 +11,10 @@ export function headerValue(headers: ResponseHeaders, name: string): string | un
 }
 
 /**
- * Receives body bytes synchronously from undici's data callback. A chunk may be kept (undici
- * hands over a fresh view per socket read). Returning a promise pauses the socket until it
- * settles (backpressure, e.g. stdout); throwing aborts the response with that error.
+ * Receives body bytes synchronously from the transport. A chunk is borrowed: it is valid only
+ * during the call (the body fast path reuses its read buffer), so a sink that keeps bytes
+ * copies them. Returning a promise pauses the socket until it settles (backpressure, e.g.
+ * stdout); throwing aborts the response with that error.
  */
 export type BodySink = (chunk: Buffer) => undefined | Promise<void>;
 
@@ -29,7 +31,7 @@ const DUMP_LIMIT = 64 * 1024;
  * body timeout) reject the reader's promise with undici's error.
  */
 export class ResponseBody {
-  #controller: Dispatcher.DispatchController | undefined;
+  #controller: BodyController | undefined;
   #early: Buffer[] = [];
   #earlyBytes = 0;
   #sink: BodySink | undefined;
@@ -38,7 +40,7 @@ export class ResponseBody {
   #settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
 
   /** @internal */
-  attach(controller: Dispatcher.DispatchController): void {
+  attach(controller: BodyController): void {
     this.#controller = controller;
   }
 
@@ -48,7 +50,7 @@ export class ResponseBody {
       this.#deliver(chunk);
       return;
     }
-    this.#early.push(chunk);
+    this.#early.push(Buffer.from(chunk)); // borrowed: copied to be kept
     this.#earlyBytes += chunk.length;
     if (this.#earlyBytes >= EARLY_BYTES) this.#controller?.pause();
   }
@@ -106,11 +108,11 @@ export class ResponseBody {
     try {
       await this.consume((chunk) => {
         if (size + chunk.length > limitBytes) {
-          chunks.push(chunk.subarray(0, limitBytes - size));
+          chunks.push(Buffer.from(chunk.subarray(0, limitBytes - size)));
           truncated = true;
           throw cut;
         }
-        chunks.push(chunk);
+        chunks.push(Buffer.from(chunk)); // borrowed: copied to be kept
         size += chunk.length;
         return undefined;
       });
@@ -163,6 +165,36 @@ export class ResponseBody {
     this.fail(err);
     this.#controller?.abort(err);
   }
+}
+
+/** What a transport lets {@link ResponseBody} do with the transfer. */
+export interface BodyController {
+  pause(): void;
+  resume(): void;
+  abort(err: Error): void;
+}
+
+/** Connection settings of the run, for a {@link BodyTransport}. */
+export interface BodyTransportSettings {
+  /** Trusted CAs (PEM) when not Node's defaults. */
+  ca: string[] | undefined;
+  lookup: LookupFunction | undefined;
+  /** Silence limit while connecting, for the head and between body bytes, in ms. */
+  idleMs: number;
+}
+
+/**
+ * A transport for download bodies that the client uses instead of undici where it may
+ * (src/download/fast-body/: GET to the CDN, no proxy).
+ */
+export interface BodyTransport {
+  /**
+   * The response, or undefined when the answer is not one this transport takes (the client
+   * then repeats the request through undici). Rejects like {@link dispatchRequest}.
+   */
+  request(init: DispatchInit): Promise<RawResponse | undefined>;
+  /** Closes its idle connections. */
+  close(): void;
 }
 
 /** One request for {@link dispatchRequest}. */

@@ -1,0 +1,149 @@
+import type { ResponseHeaders } from "../../http/response-body.js";
+
+/**
+ * The one place where svc-dl reads HTTP/1.1 itself (docs/design.md "The body fast path"): the
+ * head of a CDN answer to a download GET. It accepts only the simplest well-formed answer and
+ * refuses everything else, so that the caller closes the connection and repeats the request
+ * through undici, whose parser (llhttp) handles every other case:
+ *
+ * - a status line `HTTP/1.1 <2xx to 5xx> <reason>` (reason: visible ASCII, space, tab; no 1xx);
+ * - header lines `token ":" OWS value OWS`, values of visible ASCII with inner spaces/tabs
+ *   (no obs-fold, no obs-text, no control bytes, no bare CR or LF);
+ * - exactly one `Content-Length` line of 1 to 15 digits (spaces before, nothing after), and no
+ *   `Transfer-Encoding` at all; 204 and 304 have no body (at most one such line then);
+ * - the whole head within {@link MAX_HEAD_BYTES} (undici's default limit).
+ *
+ * The body is then exactly `Content-Length` bytes. test/unit/download/fast-body.test.ts feeds
+ * generated and mutated answers, split at every byte, to this and to llhttp and fails when
+ * this accepts anything llhttp refuses or frames a body differently.
+ */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/** An accepted response head. */
+export interface FastHead {
+  status: number;
+  /** Lower-case names; a repeated header as an array, in order (as undici gives them). */
+  headers: ResponseHeaders;
+  /** Body bytes that follow the head. */
+  contentLength: number;
+  /** Bytes of the head, status line to the empty line included. */
+  headBytes: number;
+  /** False when the server said `Connection: close`. */
+  keepAlive: boolean;
+}
+
+/** The result of reading a head so far. */
+export type HeadParse =
+  | { kind: "more" }
+  | { kind: "reject"; why: string }
+  | { kind: "head"; head: FastHead };
+
+const STATUS_LINE = /^HTTP\/1\.1 ([2-5][0-9][0-9]) [\t\x20-\x7e]*$/;
+const HEADER_LINE =
+  /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*([\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?[\t ]*$/;
+/** What follows `Content-Length:`: spaces, then digits, nothing after (llhttp refuses a tab after). */
+const LENGTH_VALUE = /^ *[0-9]{1,15}$/;
+
+/**
+ * Reads the head at the start of `data` (every byte received so far on this response).
+ * `more` while the empty line has not arrived (and the head is still within the limit).
+ */
+export function parseHead(data: Buffer): HeadParse {
+  const end = data.indexOf("\r\n\r\n", 0, "latin1");
+  if (end < 0) {
+    if (data.length >= MAX_HEAD_BYTES) return reject("head larger than 16 KiB");
+    return bareLineBreak(data, data.length) ? reject("bare CR or LF") : { kind: "more" };
+  }
+  const headBytes = end + 4;
+  if (headBytes > MAX_HEAD_BYTES) return reject("head larger than 16 KiB");
+  if (bareLineBreak(data, end)) return reject("bare CR or LF");
+  const lines = data.toString("latin1", 0, end).split("\r\n");
+  const statusLine = STATUS_LINE.exec(lines[0] ?? "");
+  if (!statusLine) return reject("not a plain HTTP/1.1 status line of 2xx to 5xx");
+  const status = Number(statusLine[1]);
+  const noBody = status === 204 || status === 304;
+  const headers: ResponseHeaders = {};
+  let lengths = 0;
+  let contentLength = -1;
+  for (const line of lines.slice(1)) {
+    const m = HEADER_LINE.exec(line);
+    if (!m?.[1]) return reject("a header line that is not token: value");
+    const name = m[1].toLowerCase();
+    const value = m[2] ?? "";
+    if (name === "transfer-encoding") return reject("Transfer-Encoding");
+    if (name === "content-length") {
+      lengths += 1;
+      if (!LENGTH_VALUE.test(line.slice(line.indexOf(":") + 1))) {
+        return reject("a Content-Length that is not 1 to 15 digits");
+      }
+      contentLength = Number(value);
+    }
+    const had = headers[name];
+    headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  if (noBody ? lengths > 1 : lengths !== 1) return reject("not exactly one Content-Length");
+  if (noBody) contentLength = 0;
+  const connection = headers.connection;
+  const keepAlive = !(Array.isArray(connection) ? connection : [connection ?? ""]).some((v) =>
+    v
+      .toLowerCase()
+      .split(",")
+      .some((t) => t.trim() === "close"),
+  );
+  return { kind: "head", head: { status, headers, contentLength, headBytes, keepAlive } };
+}
+
+/** A CR not followed by LF, or an LF not preceded by CR, before `end`. */
+function bareLineBreak(data: Buffer, end: number): boolean {
+  for (let i = 0; i < end; i++) {
+    const b = data[i];
+    if (b === 0x0a && data[i - 1] !== 0x0d) return true;
+    if (b === 0x0d && i + 1 < data.length && data[i + 1] !== 0x0a) return true;
+  }
+  return false;
+}
+
+function reject(why: string): HeadParse {
+  return { kind: "reject", why };
+}
+
+/**
+ * Frames one response from the bytes of a connection, read by read, without copying the body:
+ * {@link feed} returns where the body bytes of a read are (`[start, end)` in that read).
+ */
+export class ResponseFramer {
+  head: FastHead | undefined;
+  /** Body bytes still to come. */
+  left = 0;
+  /** Bytes arrived after the end of the body (the connection is then not reused). */
+  extra = false;
+  #pending: Buffer = Buffer.alloc(0);
+
+  /** True once the whole body has arrived. */
+  get done(): boolean {
+    return this.head !== undefined && this.left === 0;
+  }
+
+  /**
+   * Takes one read. Returns the body range in `view`, `more` while the head is incomplete, or
+   * the reason the answer is refused (the caller then falls back to undici).
+   */
+  feed(view: Buffer): { start: number; end: number } | "more" | { reject: string } {
+    let start = 0;
+    if (!this.head) {
+      const before = this.#pending.length;
+      this.#pending = Buffer.concat([this.#pending, view]);
+      const parsed = parseHead(this.#pending);
+      if (parsed.kind === "more") return "more";
+      if (parsed.kind === "reject") return { reject: parsed.why };
+      this.head = parsed.head;
+      this.left = parsed.head.contentLength;
+      this.#pending = Buffer.alloc(0);
+      start = parsed.head.headBytes - before;
+    }
+    const end = start + Math.min(view.length - start, this.left);
+    this.left -= end - start;
+    if (end < view.length) this.extra = true;
+    return { start, end };
+  }
+}
