@@ -76,6 +76,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     return svcError.exitCode;
   } finally {
     await session?.close();
+    ctx.ended?.();
   }
 }
 

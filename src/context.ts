@@ -28,6 +28,8 @@ export interface Context {
    * not closed at the end of the run.
    */
   readonly dispatcher?: Dispatcher;
+  /** Called by `main()` once the run has ended (its exit code decided). */
+  readonly ended?: () => void;
 }
 
 /** Time for code that waits: `now()` in ms since the epoch; `sleep` rejects when `signal` aborts. */
@@ -67,13 +69,18 @@ export function systemContext(): Context {
   };
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
-  // A closed pipe (`svc-dl packs list --json | head`) is the reader's choice, not our failure:
-  // stop quietly as other Unix tools do instead of crashing with EPIPE.
+  // A closed pipe (`svc-dl packs list --json | head`, `pack get x -o - | head -c 100`) is the
+  // reader's choice, not our failure: stop quietly with 0 as other Unix tools do, instead of
+  // crashing with EPIPE; a run that had already ended keeps its own exit code.
+  let ended = false;
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (err.code === "EPIPE") process.exit(ended ? (process.exitCode ?? 0) : 0);
     throw err;
   });
   return {
+    ended: () => {
+      ended = true;
+    },
     io: {
       stdout: process.stdout,
       stderr: process.stderr,

@@ -61,6 +61,7 @@ export class Session {
     const colour = colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
     this.reporter = createReporter(ctx.io, {
       quiet: globals.quiet || globals.json,
+      json: globals.json,
       verbose: globals.verbose,
       colour,
     });

@@ -18,8 +18,9 @@ export interface InstallCommandOptions {
 /**
  * `svc-dl install [--frozen | --update [SLUG...]] [--manifest FILE] [--no-cache] [--extract]`
  * (cli-contract "Manifest, lock and cache"): a thin layer over `runInstall` (src/install/run.ts). The HTTP
- * client, and so the base URL and the API key, are resolved only when an item needs the network:
- * `install --frozen` with every locked item in `dir` or the cache needs no key. Human output:
+ * client, and so the API key, is resolved only when an item needs the network: `install
+ * --frozen` with every locked item in `dir` or the cache needs no key; a base URL that is set is
+ * checked before any item (an invalid one exits 2 as in every command). Human output:
  * one line per item, one per changed lock entry (with `--update`, "no change" when none) and a
  * summary on stderr; `--json` prints the contract's document on stdout
  * (also before a `lock_mismatch` or `install_incomplete` error). Throws what `runInstall` throws.
@@ -37,6 +38,12 @@ export async function runInstallCommand(
       import("../install/lock-compare.js"),
     ]);
   const { ctx, globals, reporter } = session;
+  // A base URL that is given is checked before any item (exit 2, the message of every
+  // command). None at all is only an error once an item needs the network (a warm cache does
+  // not); that error then stops the run, as every configuration error does.
+  await session.baseUrl().catch((err: unknown) => {
+    if ((err as { code?: unknown }).code !== "no_base_url") throw err;
+  });
   const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
   const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });

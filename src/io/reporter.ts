@@ -13,7 +13,11 @@ import { terminalText } from "./terminal-text.js";
 export interface Reporter {
   /** An informational line (suppressed by `--quiet` and `--json`). */
   info(line: string): void;
-  /** A warning line (shown even with `--quiet`). */
+  /**
+   * A warning line (shown even with `--quiet`); with `--json`, one JSON line
+   * `{"warning":{"message":…}}`, so that stderr holds JSON lines only (cli-contract "Streams and
+   * output").
+   */
   warn(line: string): void;
   /** A debug line for `--verbose` (one per HTTP exchange, never a credential). */
   verbose(line: string): void;
@@ -23,6 +27,8 @@ export interface Reporter {
 /** Options of {@link createReporter}. */
 export interface ReporterOptions {
   quiet: boolean;
+  /** `--json`: warnings become JSON lines (info lines are off through `quiet`). */
+  json?: boolean;
   verbose: boolean;
   colour: ChalkInstance;
 }
@@ -37,7 +43,10 @@ export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
     info: (line) => {
       if (!opts.quiet) write(line);
     },
-    warn: (line) => write(line, opts.colour.yellow),
+    warn: (line) => {
+      if (opts.json) io.stderr.write(`${JSON.stringify({ warning: { message: line } })}\n`);
+      else write(line, opts.colour.yellow);
+    },
     verbose: (line) => {
       if (opts.verbose) write(line, opts.colour.dim);
     },

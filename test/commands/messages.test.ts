@@ -1,9 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useMockService } from "../helpers/mock.js";
 import { runCommand } from "../helpers/run-main.js";
+import { makeProject } from "../install/helpers.js";
 
 const shared = useMockService();
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-msg-"));
@@ -77,4 +78,55 @@ describe("the outcome of several slugs says whether running again may help", () 
     expect(doc.error.code).toBe("get_incomplete");
     expect(doc.error.retryable).toBe(true);
   });
+});
+
+describe("--json: stderr holds JSON lines only", () => {
+  it("several slugs with a failed one: a warning line, then the error line, all JSON", async () => {
+    const r = await runCommand(
+      ["--json", "asset", "get", "free-sample-cube", "no-such-asset", "-o", `${tempDir()}/`],
+      { env: shared.env() },
+    );
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed[0]).toEqual({
+      warning: { message: expect.stringContaining("no-such-asset") as unknown },
+    });
+    expect(parsed.at(-1)).toHaveProperty("error.code", "get_incomplete");
+    expect(JSON.parse(r.stdout)).toHaveProperty("summary.failed", 1);
+  });
+});
+
+describe("install checks the configuration before any item", () => {
+  for (const [name, baseUrl, code] of [
+    ["no base URL", undefined, "no_base_url"],
+    ["an ftp:// base URL", "ftp://assets.example.com", "invalid_base_url"],
+  ] as const) {
+    it(`${name}: exit 2 with whoami's code and message, no item tried`, async () => {
+      const project = makeProject();
+      const env = {
+        SVC_BASE_URL: baseUrl,
+        SVC_API_KEY: shared.mock.apiKey,
+        SVC_DL_CACHE_DIR: project.cache,
+      };
+      const whoami = await runCommand(["--json", "whoami"], { env });
+      const r = await runCommand(["--json", "install"], { env, cwd: project.root });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      const doc = lastJsonError(r.stderr);
+      expect(doc.error.code).toBe(code);
+      expect(doc.error.retryable).toBe(false);
+      expect(doc.error).toEqual(lastJsonError(whoami.stderr).error);
+      expect(existsSync(join(project.root, "svc-dl.lock"))).toBe(false);
+      const human = await runCommand(["install"], { env, cwd: project.root });
+      expect(human.code).toBe(2);
+      // a given base URL is checked before any item is planned; none at all only matters once
+      // an item needs the network (a warm cache does not), and then stops the run
+      if (baseUrl !== undefined) expect(human.stderr).toMatch(/^error: /);
+      expect(human.stderr).not.toMatch(/failed|retryable/);
+    });
+  }
 });
