@@ -3,8 +3,7 @@ import { z } from "zod";
 /**
  * The domain of svc-dl and the documents it prints (cli-contract "JSON documents"). Types here
  * are the source for the rest of the code; the zod schemas describe what `--json` puts on
- * stdout (and the error line on stderr) so that tests and scripts can check it. Imports nothing
- * of ours.
+ * stdout (and the error line on stderr) so tests and scripts can check it. Imports nothing ours.
  */
 
 /** What can be downloaded: a pack (a ZIP with editions) or a single asset. */
@@ -116,10 +115,7 @@ const extracted = z.strictObject({
   files: count,
 });
 
-/**
- * `pack get` / `asset get` / `legacy get --json` with one slug (cli-contract "JSON
- * documents"); `extracted` only with `pack get --extract`.
- */
+/** `pack get`/`asset get`/`legacy get --json`, one slug; `extracted` with `pack get --extract`. */
 export const GetDocumentSchema = z.strictObject({
   kind,
   slug: z.string().min(1),
@@ -148,6 +144,9 @@ export interface GetJsonDocument extends ItemRef {
   resumed_from: number;
 }
 
+/** The end of a run document (cli-contract "Operating unattended"; src/run/recorder.ts). */
+const runEnd = { complete: z.boolean(), error: z.looseObject({ code: z.string() }).optional() };
+
 /** `pack get` / `asset get --json` with several slugs (cli-contract "pack get": several slugs). */
 export const GetManyDocumentSchema = z.strictObject({
   items: z.array(
@@ -163,12 +162,10 @@ export const GetManyDocumentSchema = z.strictObject({
     ]),
   ),
   summary: z.strictObject({ downloaded: count, up_to_date: count, failed: count }),
+  ...runEnd,
 });
 
-/**
- * One item of `packs sync --json` (cli-contract "JSON documents"; src/sync/types.ts), with
- * `extracted` under `--extract`.
- */
+/** One item of `packs sync --json` (src/sync/types.ts), with `extracted` under `--extract`. */
 export const SyncItemSchema = z.strictObject({
   slug: z.string().min(1),
   edition,
@@ -201,6 +198,7 @@ export const SyncDocumentSchema = z.strictObject({
     failed: count,
     filtered: count,
   }),
+  ...runEnd,
 });
 
 /** `verify --json` (cli-contract "verify"). */
@@ -267,6 +265,7 @@ export const InstallDocumentSchema = z.strictObject({
       after: LockFactsSchema.nullable(),
     }),
   ),
+  ...runEnd,
 });
 
 /** `assets list --json`: the asset records as received (cli-contract "assets list"). */

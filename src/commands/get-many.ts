@@ -5,6 +5,8 @@ import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { ItemRef } from "../outdir/state.js";
+import type { RunRecorder } from "../run/recorder.js";
+import type { RunSinkOptions } from "../run/run.js";
 import type { Session } from "../session.js";
 import type { SyncItemError } from "../sync/types.js";
 
@@ -23,6 +25,10 @@ export interface GetManyRequest {
   force: boolean;
   /** As GetRequest.afterDownload (`--extract`): runs with the lock held, joins the item's document. */
   afterDownload?: (result: DownloadResult) => Promise<Record<string, unknown>>;
+  /** `pack get` or `asset get` (report, metrics). */
+  command: string;
+  /** `--report`, `--metrics`, `--on-item` (src/run/). */
+  sinks?: RunSinkOptions;
 }
 
 /** A failed item of the several-slug `--json` document. */
@@ -33,7 +39,7 @@ interface FailedItem extends ItemRef {
 
 /** The several-slug `--json` document (cli-contract "JSON documents"). */
 export interface GetManyDocument {
-  items: Record<string, unknown>[];
+  items: (Record<string, unknown> & { status: string })[];
   summary: { downloaded: number; up_to_date: number; failed: number };
 }
 
@@ -79,6 +85,19 @@ export async function runGetMany(
   client: HttpClient,
   req: GetManyRequest,
 ): Promise<GetManyDocument> {
+  const { recordRun } = await import("../run/run.js");
+  const dir = resolve(session.ctx.cwd, req.output ?? ".");
+  const spec = { command: req.command, dir, sinks: req.sinks ?? {} };
+  return recordRun(session, spec, (run) => getMany(session, client, req, run));
+}
+
+/** The body of {@link runGetMany}, feeding `run` with each settled item. */
+async function getMany(
+  session: Session,
+  client: HttpClient,
+  req: GetManyRequest,
+  run: RunRecorder,
+): Promise<GetManyDocument> {
   const [{ resolveDestination }, { downloadItem }, { OutputDir }, failure] = await Promise.all([
     import("../outdir/destination.js"),
     import("../download/engine.js"),
@@ -98,6 +117,7 @@ export async function runGetMany(
     onWait: (line) => session.reporter.info(line),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
+  run.begin();
   try {
     let position = 0;
     for (const { item, source } of req.items) {
@@ -114,7 +134,9 @@ export async function runGetMany(
           onNotice: (line) => reporter.info(line),
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
-        doc.items.push({ ...toJsonDocument(result), ...extra });
+        const settled = { ...toJsonDocument(result), ...extra };
+        doc.items.push(settled);
+        run.settled(settled);
         if (result.status === "up-to-date" || (result.status as string) === "adopted") {
           doc.summary.up_to_date += 1;
         } else {
@@ -128,6 +150,7 @@ export async function runGetMany(
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
         doc.items.push({ ...entry });
+        run.settled(entry);
         doc.summary.failed += 1;
         const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
         reporter.warn(`${item.kind} ${item.slug}: ${error.message} (${error.code}${id})`);
@@ -141,7 +164,8 @@ export async function runGetMany(
   reporter.info(
     `${req.items.length} items: ${s.downloaded} downloaded, ${s.up_to_date} up to date, ${s.failed} failed`,
   );
-  if (globals.json) session.printJson(doc);
+  const full = run.complete(doc);
+  if (globals.json) session.printJson(full);
   if (failed.length > 0) {
     const names = failed.map((f) => `${f.slug} (${f.error.code})`).join(", ");
     throw new SvcError(`${failed.length} of ${req.items.length} items failed: ${names}`, {
@@ -149,5 +173,5 @@ export async function runGetMany(
       failures: failed.map((f) => ({ code: f.error.code, httpStatus: f.error.http_status })),
     });
   }
-  return doc;
+  return full;
 }

@@ -1,10 +1,17 @@
 import { Command, Option } from "commander";
 import type { InstallItemResult } from "../install/types.js";
+import type { RunRecorder } from "../run/recorder.js";
 import type { Session } from "../session.js";
-import { examples, type OpenSession } from "./command-kit.js";
+import {
+  addRunOptions,
+  examples,
+  type OpenSession,
+  RUN_OPTIONS_HELP,
+  type RunOutputFlags,
+} from "./command-kit.js";
 
 /** Options of `install` (after parsing). */
-export interface InstallCommandOptions {
+export interface InstallCommandOptions extends RunOutputFlags {
   frozen?: boolean;
   /** `--update` alone: true; `--update SLUG...`: the slugs. */
   update?: boolean | string[];
@@ -29,14 +36,32 @@ export async function runInstallCommand(
   session: Session,
   opts: InstallCommandOptions,
 ): Promise<void> {
-  const [{ resolve }, { runInstall }, { createItemFetcher }, location, { describeChange }] =
-    await Promise.all([
-      import("node:path"),
-      import("../install/run.js"),
-      import("../install/fetch-item.js"),
-      import("../cache/location.js"),
-      import("../install/lock-compare.js"),
-    ]);
+  const [{ resolve, dirname }, { recordRun }] = await Promise.all([
+    import("node:path"),
+    import("../run/run.js"),
+  ]);
+  const manifestPath = resolve(session.ctx.cwd, opts.manifest ?? "svc-dl.json");
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const spec = { command: "install", dir: dirname(manifestPath), sinks };
+  await recordRun(session, spec, async (run) => {
+    run.head.manifest = manifestPath;
+    await install(session, manifestPath, opts, run);
+  });
+}
+
+/** The body of {@link runInstallCommand}, feeding `run` with each settled item. */
+async function install(
+  session: Session,
+  manifestPath: string,
+  opts: InstallCommandOptions,
+  run: RunRecorder,
+): Promise<void> {
+  const [{ runInstall }, { createItemFetcher }, location, { describeChange }] = await Promise.all([
+    import("../install/run.js"),
+    import("../install/fetch-item.js"),
+    import("../cache/location.js"),
+    import("../install/lock-compare.js"),
+  ]);
   const { ctx, globals, reporter } = session;
   // A base URL that is given is checked before any item (exit 2, the message of every
   // command). None at all is only an error once an item needs the network (a warm cache does
@@ -47,7 +72,6 @@ export async function runInstallCommand(
   const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
   const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });
-  const manifestPath = resolve(ctx.cwd, opts.manifest ?? "svc-dl.json");
   const cacheDir = opts.cache ? await location.cacheDirFrom(ctx.env, ctx.cwd) : undefined;
   try {
     const doc = await runInstall(
@@ -63,19 +87,23 @@ export async function runInstallCommand(
       },
       {
         planned: (m) => {
+          run.dir = m.dir;
+          run.head.dir = m.dir;
+          run.begin();
           const n = m.items.length;
           reporter.info(
             `${n} item${n === 1 ? "" : "s"} declared in ${m.path}; installing into ${m.dir}`,
           );
         },
         itemFinished: (r) => {
+          run.settled(r);
           // A file fetched over the network already has its line from the progress output.
           if (r.source !== "network" || r.status === "lock-mismatch") notice(itemLine(r));
         },
         notice,
       },
     );
-    if (globals.json) session.printJson(doc);
+    if (globals.json) session.printJson(run.complete(doc));
     const changes = doc.lock_changes.map((c) => describeChange(c));
     if (changes.length === 0 && opts.update !== undefined) {
       changes.push("svc-dl.lock unchanged: the service serves the files it names");
@@ -87,8 +115,10 @@ export async function runInstallCommand(
     );
   } catch (err) {
     const { InstallError } = await import("../install/outcome.js");
-    if (err instanceof InstallError && err.document && globals.json)
-      session.printJson(err.document);
+    if (err instanceof InstallError && err.document) {
+      const full = run.complete(err.document);
+      if (globals.json) session.printJson(full);
+    }
     throw err;
   } finally {
     progress.stop();
@@ -107,7 +137,7 @@ function itemLine(r: InstallItemResult): string {
 
 /** Builds the `install` command. */
 export function installCommand(open: OpenSession): Command {
-  return new Command("install")
+  const cmd = new Command("install")
     .description("fetch the packs and assets svc-dl.json declares, pinned by svc-dl.lock (for CI)")
     .addOption(
       new Option(
@@ -123,7 +153,8 @@ export function installCommand(open: OpenSession): Command {
     )
     .option("--manifest <file>", "the manifest to read (default ./svc-dl.json)")
     .option("--no-cache", "neither read nor fill the download cache (SVC_DL_CACHE_DIR)")
-    .option("--extract", "extract every pack ZIP once verified")
+    .option("--extract", "extract every pack ZIP once verified");
+  return addRunOptions(cmd)
     .addHelpText(
       "after",
       `
@@ -133,6 +164,7 @@ svc-dl.lock is written beside the manifest; commit it. A plain install adds entr
 items and drops undeclared ones, but never rewrites an entry: files that differ from it are
 exit 9 (lock_mismatch), as is --frozen with an item the lock lacks. Accept upstream changes
 with --update (one line per changed entry), review the lock's diff and commit it.
+${RUN_OPTIONS_HELP}
 ${examples(
   "svc-dl install",
   "svc-dl install --frozen",
@@ -140,6 +172,7 @@ ${examples(
   "svc-dl install --update --json",
   "svc-dl install --manifest assets/svc-dl.json --json",
   "SVC_DL_CACHE_DIR=.cache/svc-dl svc-dl install --frozen",
+  "svc-dl install --frozen --report svc-dl-report.json --metrics svc-dl.prom",
 )}`,
     )
     .action(async (opts: InstallCommandOptions, cmd: Command) => {

@@ -50,7 +50,7 @@ describe("svc-dl packs sync", () => {
     mock.clearLog();
     const { code, doc } = await syncJson([dir]);
     expect(code).toBe(0);
-    expect(Object.keys(doc)).toEqual(["dir", "items", "summary"]);
+    expect(Object.keys(doc)).toEqual(["dir", "items", "summary", "complete"]);
     expect(doc.dir).toBe(dir);
     expect(doc.items.map((i) => i.slug)).toEqual(owned);
     expect(doc.summary).toEqual({

@@ -1,9 +1,15 @@
 import { Command } from "commander";
 import type { Session } from "../../session.js";
-import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
+import {
+  addDownloadOptions,
+  addRunOptions,
+  examples,
+  type OpenSession,
+  type RunOutputFlags,
+} from "../command-kit.js";
 
 /** Options of `asset get`. */
-export interface AssetGetOptions {
+export interface AssetGetOptions extends RunOutputFlags {
   /** `-o PATH`. */
   output?: string;
   force?: boolean;
@@ -29,9 +35,17 @@ export async function runAssetGet(
     item: { kind: "asset" as const, slug, edition: null },
     source: async () => ({ url: client.apiUrl(`assets/${encodeURIComponent(slug)}/download`) }),
   }));
-  if (items.length > 1) {
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
     const { runGetMany } = await import("../get-many.js");
-    await runGetMany(session, client, { items, output: opts.output, force: opts.force === true });
+    const force = opts.force === true;
+    await runGetMany(session, client, {
+      command: "asset get",
+      sinks,
+      items,
+      output: opts.output,
+      force,
+    });
     return;
   }
   const [only] = items;
@@ -42,20 +56,24 @@ export async function runAssetGet(
 
 /** Builds the `asset` noun with its `get` verb. */
 export function assetCommand(open: OpenSession): Command {
-  const get = addDownloadOptions(
-    new Command("get")
-      .description("download asset files (GLB), one after another")
-      .argument("<slug...>", "the assets' slugs (see `svc-dl assets list`)"),
+  const get = addRunOptions(
+    addDownloadOptions(
+      new Command("get")
+        .description("download asset files (GLB), one after another")
+        .argument("<slug...>", "the assets' slugs (see `svc-dl assets list`)"),
+    ),
   )
     .addHelpText(
       "after",
       `
 With several slugs the assets are fetched one after another into one directory (-o DIR/,
 default .); a failed asset is reported and the others go on (exit 1 at the end).
+--report, --metrics and --on-item (see \`svc-dl help install\`) make even one slug such a run.
 ${examples(
   "svc-dl asset get oak-tree",
   "svc-dl asset get oak-tree village-well -o ./models/",
   "svc-dl asset get oak-tree -o - > oak.glb",
+  "svc-dl asset get oak-tree village-well -o ./models/ --on-item 'echo \"$SVC_DL_ITEM_PATH\"'",
 )}`,
     )
     .action(async (slugs: string[], opts: AssetGetOptions, cmd: Command) => {

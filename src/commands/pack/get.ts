@@ -2,10 +2,16 @@ import { Command } from "commander";
 import type { Pack } from "../../api/schemas.js";
 import type { DownloadResult } from "../../download/engine.js";
 import type { Session } from "../../session.js";
-import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
+import {
+  addDownloadOptions,
+  addRunOptions,
+  examples,
+  type OpenSession,
+  type RunOutputFlags,
+} from "../command-kit.js";
 
 /** Options of `pack get`. */
-export interface PackGetOptions {
+export interface PackGetOptions extends RunOutputFlags {
   edition?: "standard" | "authoring";
   /** `-o PATH`. */
   output?: string;
@@ -55,9 +61,12 @@ export async function runPackGet(
       return packDownloadSource(client, listOnce, slug, edition);
     },
   }));
-  if (items.length > 1) {
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
     const { runGetMany } = await import("../get-many.js");
     await runGetMany(session, client, {
+      command: "pack get",
+      sinks,
       items,
       output: opts.output,
       force: opts.force === true,
@@ -105,22 +114,24 @@ function extractAfter(
 
 /** Builds the `pack` noun with its `get` verb. */
 export function packCommand(open: OpenSession): Command {
-  const get = addDownloadOptions(
-    new Command("get")
-      .description("download pack ZIPs you own (resumable, verified), one after another")
-      .argument("<slug...>", "the packs' slugs (see `svc-dl packs list`)"),
-    { edition: "which edition: standard (default) or authoring" },
-  )
-    .option(
+  const get = addRunOptions(
+    addDownloadOptions(
+      new Command("get")
+        .description("download pack ZIPs you own (resumable, verified), one after another")
+        .argument("<slug...>", "the packs' slugs (see `svc-dl packs list`)"),
+      { edition: "which edition: standard (default) or authoring" },
+    ).option(
       "--extract",
       "unpack each verified ZIP into DIR/<file name without .zip>/ (the ZIP is kept)",
-    )
+    ),
+  )
     .addHelpText(
       "after",
       `
 With several slugs the packs are fetched one after another into one directory (-o DIR/,
 default .); a failed pack is reported and the others go on (exit 1 at the end); a refused key
-stops at once.
+stops at once. --report, --metrics and --on-item (see \`svc-dl help install\`) make even one
+slug such a run: -o then names a directory and --json prints {items, summary, complete}.
 ${examples(
   "svc-dl pack get forest-pack",
   "svc-dl pack get forest-pack desert-rocks -o ./assets/",
@@ -129,6 +140,7 @@ ${examples(
   "svc-dl pack get forest-pack -o forest.zip --force",
   "svc-dl pack get forest-pack -o - > forest.zip",
   "svc-dl pack get forest-pack --json | jq -r .sha256",
+  "svc-dl pack get forest-pack desert-rocks -o ./assets/ --report get.json",
 )}`,
     )
     .action(async (slugs: string[], opts: PackGetOptions, cmd: Command) => {

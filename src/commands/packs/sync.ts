@@ -1,10 +1,17 @@
 import { Command, Option } from "commander";
+import type { RunRecorder } from "../../run/recorder.js";
 import type { Session } from "../../session.js";
 import type { EditionChoice } from "../../sync/types.js";
-import { examples, type OpenSession } from "../command-kit.js";
+import {
+  addRunOptions,
+  examples,
+  type OpenSession,
+  RUN_OPTIONS_HELP,
+  type RunOutputFlags,
+} from "../command-kit.js";
 
 /** Options of `packs sync` (after parsing). */
-export interface PacksSyncOptions {
+export interface PacksSyncOptions extends RunOutputFlags {
   /** `--edition standard|authoring|all`; default `standard`. */
   edition: EditionChoice;
   /** `--refresh`: re-validate complete packs with one conditional request each. */
@@ -43,14 +50,31 @@ export async function runPacksSync(
   dirArg: string | undefined,
   opts: PacksSyncOptions,
 ): Promise<void> {
-  const [{ resolve }, { runSync }, report] = await Promise.all([
+  const [{ resolve }, { recordRun }] = await Promise.all([
     import("node:path"),
+    import("../../run/run.js"),
+  ]);
+  const dir = resolve(session.ctx.cwd, dirArg ?? ".");
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  await recordRun(session, { command: "packs sync", dir, sinks }, async (run) => {
+    run.head.dir = dir;
+    await syncInto(session, dir, opts, run);
+  });
+}
+
+/** The body of {@link runPacksSync}: the run itself, feeding `run` with each settled item. */
+async function syncInto(
+  session: Session,
+  dir: string,
+  opts: PacksSyncOptions,
+  run: RunRecorder,
+): Promise<void> {
+  const [{ runSync }, report] = await Promise.all([
     import("../../sync/run.js"),
     import("../../sync/report.js"),
   ]);
-  const { globals, reporter, ctx } = session;
+  const { globals, reporter } = session;
   const client = await session.http();
-  const dir = resolve(ctx.cwd, dirArg ?? ".");
   const dryRun = opts.dryRun === true;
   const progress = await session.progress();
   /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
@@ -74,6 +98,7 @@ export async function runPacksSync(
     progress,
     {
       planned: (plan, kept) => {
+        run.begin();
         const packs = owned ?? kept;
         reporter.info(
           `${packs} pack${packs === 1 ? "" : "s"} owned, ${plan.length} pack file${plan.length === 1 ? "" : "s"} (edition ${opts.edition}) to keep in ${dir}`,
@@ -83,6 +108,7 @@ export async function runPacksSync(
         reporter.info(report.itemStartLine(item, position, count));
       },
       itemFinished: (result) => {
+        run.settled(result);
         const line = report.itemOutcomeLine(result);
         if (line !== undefined) reporter.info(line);
       },
@@ -99,8 +125,9 @@ export async function runPacksSync(
       },
     },
   );
+  const full = run.complete(doc);
   if (globals.json) {
-    session.printJson(doc);
+    session.printJson(full);
   } else {
     if (dryRun) {
       const table = report.dryRunTable(doc);
@@ -114,7 +141,7 @@ export async function runPacksSync(
 
 /** Builds the `packs sync` command. */
 export function packsSyncCommand(open: OpenSession): Command {
-  return new Command("sync")
+  const cmd = new Command("sync")
     .description(
       "download every pack you own into DIR (default .) that DIR lacks; for cron jobs and CI",
     )
@@ -133,7 +160,8 @@ export function packsSyncCommand(open: OpenSession): Command {
     .option("--include <glob>", "only packs whose slug matches (repeatable; * ? [...])", collect)
     .option("--exclude <glob>", "leave out packs whose slug matches (repeatable; wins)", collect)
     .option("--category <name>", "only packs with this category (repeatable, any case)", collect)
-    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)")
+    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)");
+  return addRunOptions(cmd)
     .addHelpText(
       "after",
       `
@@ -149,6 +177,7 @@ each ZIP into DIR/<file name without .zip>/ (unchanged archives are not unpacked
 Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
 revoked key, API disabled, blocked) stops at once with its own exit code; 8 when another run
 holds DIR's lock (--wait-lock SECONDS waits for it).
+${RUN_OPTIONS_HELP}
 ${examples(
   "svc-dl packs sync ~/assets",
   "svc-dl packs sync ~/assets --edition all --refresh",
@@ -157,6 +186,8 @@ ${examples(
   "svc-dl --wait-lock 600 packs sync ~/assets",
   "svc-dl packs sync ~/assets --include 'forest-*' --extract",
   "svc-dl packs sync ./packs --json --quiet > sync-report.json",
+  "svc-dl packs sync ~/assets --report sync.json --metrics /var/lib/node_exporter/svc-dl.prom",
+  "svc-dl packs sync ~/assets --on-item 'logger -t svc-dl \"$SVC_DL_ITEM_SLUG $SVC_DL_ITEM_STATUS\"'",
 )}`,
     )
     .action(async (dir: string | undefined, opts: PacksSyncOptions, cmd: Command) => {

@@ -1,0 +1,132 @@
+import type { SvcError } from "../errors/svc-error.js";
+import type { Session } from "../session.js";
+import { type RunDocument, type RunError, RunRecorder } from "./recorder.js";
+
+/** The unattended-run options of a multi-item command (cli-contract "Operating unattended"). */
+export interface RunSinkOptions {
+  /** `--report FILE`: the run's JSON document, written atomically on every exit. */
+  report?: string | undefined;
+  /** `--metrics FILE`: Prometheus text format for node_exporter's textfile collector. */
+  metrics?: string | undefined;
+  /** `--on-item CMD`: a `/bin/sh -c` hook per settled item. */
+  onItem?: string | undefined;
+}
+
+/** What {@link recordRun} needs to know about the command. */
+export interface RunSpec {
+  /** `packs sync`, `install`, `pack get`, `asset get`. */
+  command: string;
+  /** The run's directory as far as known at the start (absolute). */
+  dir: string;
+  sinks: RunSinkOptions;
+}
+
+/** Commands that append to the GitHub Actions step summary (cli-contract "step summary"). */
+const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
+
+/**
+ * Runs `body` with a {@link RunRecorder} and, on every exit (success, failure, interrupt),
+ * hands the run's document to the sinks: with `--json`, a run that stopped part-way after it
+ * began prints `{…, items settled so far, summary, "complete": false, "error": {…}}` on stdout
+ * (a complete run prints its own document); `--report` and `--metrics` files are written
+ * atomically; `GITHUB_STEP_SUMMARY` gets a Markdown table for `install` and `packs sync`.
+ * A sink that fails is a warning on stderr: the run keeps its own exit code. Rethrows what
+ * `body` throws; never throws from a sink.
+ */
+export async function recordRun<T>(
+  session: Session,
+  spec: RunSpec,
+  body: (run: RunRecorder) => Promise<T>,
+): Promise<T> {
+  const now = (): number => session.ctx.clock?.now() ?? Date.now();
+  const run = new RunRecorder(spec.command, spec.dir, now());
+  const hooks = spec.sinks.onItem
+    ? new (await import("./on-item.js")).ItemHooks(spec.sinks.onItem, {
+        env: session.ctx.env,
+        cwd: session.ctx.cwd,
+        output: session.globals.json ? undefined : session.ctx.io.stderr,
+        warn: (message) => warnRun(session, "hook_failed", message),
+      })
+    : undefined;
+  if (hooks) run.onSettled((item) => hooks.push(item));
+  let failure: { err: unknown } | undefined;
+  try {
+    return await body(run);
+  } catch (err) {
+    failure = { err };
+    throw err;
+  } finally {
+    await hooks?.drain();
+    await finishRun(session, run, spec, failure, now());
+  }
+}
+
+/** Builds the document and feeds every sink; never throws. */
+async function finishRun(
+  session: Session,
+  run: RunRecorder,
+  spec: RunSpec,
+  failure: { err: unknown } | undefined,
+  endedAt: number,
+): Promise<void> {
+  let svcError: SvcError | undefined;
+  let error: RunError | undefined;
+  if (failure) {
+    const { toSvcError, hintFor } = await import("../errors/format.js");
+    svcError = toSvcError(failure.err);
+    error = {
+      code: svcError.code,
+      message: svcError.message,
+      request_id: svcError.requestId,
+      retryable: svcError.retryable,
+      hint: hintFor(svcError),
+    };
+  }
+  const doc: RunDocument = run.document(error);
+  if (failure && !run.isComplete && run.begun && session.globals.json) session.printJson(doc);
+  const exitCode = svcError?.exitCode ?? session.exitCode;
+  const { ctx } = session;
+  const tasks: Promise<void>[] = [];
+  if (spec.sinks.report) {
+    tasks.push(
+      import("./files.js").then((m) => m.writeReport(ctx.cwd, spec.sinks.report as string, doc)),
+    );
+  }
+  if (spec.sinks.metrics) {
+    const facts = { run, doc, exitCode, endedAt };
+    tasks.push(
+      import("./metrics.js").then((m) =>
+        m.writeMetrics(ctx.cwd, spec.sinks.metrics as string, facts),
+      ),
+    );
+  }
+  const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile && STEP_SUMMARY_COMMANDS.has(spec.command)) {
+    const facts = {
+      command: spec.command,
+      doc,
+      exitCode,
+      seconds: (endedAt - run.startedAt) / 1e3,
+    };
+    tasks.push(import("./step-summary.js").then((m) => m.appendStepSummary(summaryFile, facts)));
+  }
+  const results = await Promise.allSettled(tasks);
+  for (const r of results) {
+    if (r.status === "rejected") {
+      const reason = r.reason instanceof Error ? r.reason.message : String(r.reason);
+      warnRun(session, "output_not_written", reason);
+    }
+  }
+}
+
+/**
+ * A warning of the run's own outputs (report, metrics, hook): a plain `warning:` line, or with
+ * `--json` one JSON line `{"warning":{"code","message"}}` (stderr holds JSON lines only).
+ */
+export function warnRun(session: Session, code: string, message: string): void {
+  if (session.globals.json) {
+    session.ctx.io.stderr.write(`${JSON.stringify({ warning: { code, message } })}\n`);
+  } else {
+    session.reporter.warn(`warning: ${message} (${code})`);
+  }
+}
