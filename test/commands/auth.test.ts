@@ -219,10 +219,16 @@ describe("a refused key says where it came from", () => {
     expect(r.stderr.split("\n")[0]).toMatch(
       /^error: the API key from SVC_API_KEY was refused: .*\(code revoked_api_key, HTTP 401, request id /,
     );
+    expect(r.stderr).toMatch(
+      /\nhint: Set SVC_API_KEY to a valid key .*or unset it and run `svc-dl auth login`/,
+    );
     const json = await runCommand(["whoami", "--json"], { env });
-    const doc = JSON.parse(json.stderr) as { error: { code: string; message: string } };
+    const doc = JSON.parse(json.stderr) as {
+      error: { code: string; message: string; hint: string };
+    };
     expect(doc.error.code).toBe("revoked_api_key");
     expect(doc.error.message).toMatch(/^the API key from SVC_API_KEY was refused: /);
+    expect(doc.error.hint).toMatch(/^Set SVC_API_KEY to a valid key/);
   });
 
   it("config file: auth status names the file and the service origin", async () => {
@@ -236,6 +242,7 @@ describe("a refused key says where it came from", () => {
     expect(r.stderr).toContain(
       `error: the API key stored in the config file for ${origin} was refused: `,
     );
-    expect(r.stderr).not.toContain("SVC_API_KEY was refused");
+    expect(r.stderr).toMatch(/\nhint: Run `svc-dl auth login` with a valid key/);
+    expect(r.stderr).not.toContain("SVC_API_KEY");
   });
 });
