@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { constants, copyFileSync, lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
 import { ensureOwnedDirs, openOwnedDir, ownedPath, removeOwned } from "../io/owned-dir.js";
-import { checkPrivateDir } from "../io/safe-fs.js";
+import { checkPrivateDir, hashRegularFileSync } from "../io/safe-fs.js";
 import { BY_HASH, CACHE_LAYOUT, cacheRefusals, SHA256, TMP } from "./layout.js";
 
 /**
@@ -110,10 +109,10 @@ export class ContentCache {
         },
       );
     }
-    const copied = hashFile(dest);
-    if (copied.sha256 === sha256 && copied.bytes === size) return true;
+    const copied = hashRegularFileSync(dest);
+    if (copied?.sha256 === sha256 && copied.bytes === size) return true;
     rmSync(dest, { force: true });
-    if (copied.sha256 !== sha256) rmSync(entry, { force: true });
+    if (copied !== undefined && copied.sha256 !== sha256) rmSync(entry, { force: true });
     return false;
   }
 
@@ -132,7 +131,7 @@ export class ContentCache {
       const dir = ensureOwnedDirs(this.root, [BY_HASH, sha256.slice(0, 2)], refusals);
       tmp = join(ensureOwnedDirs(this.root, [TMP], refusals), `${randomUUID()}.tmp`);
       copyFileSync(src, tmp, constants.COPYFILE_FICLONE | constants.COPYFILE_EXCL);
-      if (hashFile(tmp).sha256 !== sha256) {
+      if (hashRegularFileSync(tmp)?.sha256 !== sha256) {
         rmSync(tmp, { force: true });
         onProblem?.(`not cached: ${src} changed while it was being copied`);
         return false;

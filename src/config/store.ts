@@ -6,6 +6,7 @@ import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { makeDirectory } from "../io/mkdir.js";
 import { ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
+import type { SettableKey } from "./settable-keys.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
 export interface ConfigSchema {
@@ -19,15 +20,6 @@ export interface ConfigSchema {
   keys?: Record<string, string>;
   /** The service's `preview` of each stored key, by origin, as `auth login` received it. */
   previews?: Record<string, string>;
-}
-
-/** Settable keys of `svc-dl config set`. */
-export const SETTABLE_KEYS = ["base-url", "proxy", "ca-file"] as const;
-export type SettableKey = (typeof SETTABLE_KEYS)[number];
-
-/** True when `key` is one of {@link SETTABLE_KEYS}. */
-export function isSettableKey(key: string): key is SettableKey {
-  return (SETTABLE_KEYS as readonly string[]).includes(key);
 }
 
 /** Mode of the config file: owner read/write only (cli-contract "Configuration"). */

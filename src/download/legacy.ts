@@ -1,6 +1,5 @@
 import { CODES, isErrorCode, serviceCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import { readBodyText } from "../http/body.js";
 import type { HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import { Redactor } from "../http/redact.js";
@@ -22,7 +21,7 @@ export interface LegacyRequestBody {
  * with the legacy hint.
  */
 export async function legacyDenial(res: HttpResponse, licenseKey: string): Promise<SvcError> {
-  const { text } = await readBodyText(res.body, 16 * 1024);
+  const { text } = await res.body.text(16 * 1024);
   let code: string | undefined;
   let serviceMessage: string | undefined;
   try {

@@ -162,15 +162,3 @@ function hashExisting(fd: number, length: number, hash: Hash): number {
   }
   return done;
 }
-
-/** SHA-256 (hex) and size of a whole file, read in 1 MiB blocks; for `verify`. */
-export function hashFile(path: string): { sha256: string; bytes: number } {
-  const fd = openSync(path, "r");
-  try {
-    const hash = createHash("sha256");
-    const bytes = hashExisting(fd, Number.MAX_SAFE_INTEGER, hash);
-    return { sha256: hash.digest("hex"), bytes };
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import {
   copyFile,
   constants as fsConstants,
@@ -12,6 +10,7 @@ import {
 } from "node:fs/promises";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { hashRegularFile } from "../io/safe-fs.js";
 import { extractFsError } from "./errors.js";
 
 /** The previous extraction's files and folders (from the manifest), and the new one's. */
@@ -110,12 +109,6 @@ function clash(path: string): FileSystemError {
 async function sameBytes(a: string, b: string): Promise<boolean> {
   const [sa, sb] = await Promise.all([lstat(a), lstat(b)]);
   if (!sa.isFile() || !sb.isFile() || sa.size !== sb.size) return false;
-  const [ha, hb] = await Promise.all([hashFile(a), hashFile(b)]);
-  return ha === hb;
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
+  const [ha, hb] = await Promise.all([hashRegularFile(a), hashRegularFile(b)]);
+  return ha !== undefined && ha.sha256 === hb?.sha256;
 }

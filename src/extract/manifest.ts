@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { removeTree } from "../io/remove-tree.js";
+import { writePrivateFileAtomic } from "../io/safe-fs.js";
 import { safeBaseName } from "../outdir/names.js";
 import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { checkEntryName } from "./entry-names.js";
@@ -87,15 +88,14 @@ export function readExtractedManifest(dir: string): ExtractedManifest {
 }
 
 /**
- * Writes the manifest atomically (write-file-atomic, mode 0600), folders sorted; a symlink or
- * folder in its place is removed first, never written through. Call only while
+ * Writes the manifest atomically (mode 0600), folders sorted; a symlink in its place is
+ * replaced and a folder removed first, never written through. Call only while
  * holding the directory lock. Throws FileSystemError `write_failed` (exit 8).
  */
 export async function writeExtractedManifest(
   dir: string,
   manifest: ExtractedManifest,
 ): Promise<void> {
-  const { default: writeFileAtomic } = await import("write-file-atomic");
   const path = join(stateDirOf(dir), EXTRACTED_FILE);
   const folders: Record<string, ExtractedFolder> = {};
   for (const name of Object.keys(manifest.folders).sort()) {
@@ -103,12 +103,9 @@ export async function writeExtractedManifest(
     if (record) folders[name] = record;
   }
   try {
-    // write-file-atomic writes through a symlink to its target: remove anything not a plain file
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (st !== undefined && !st.isFile()) removeTree(path);
-    await writeFileAtomic(path, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`, {
-      mode: 0o600,
-    });
+    // a rename cannot replace a folder
+    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) removeTree(path);
+    writePrivateFileAtomic(path, `${JSON.stringify({ version: 1, folders }, null, 2)}\n`);
   } catch (err) {
     throw new FileSystemError(`cannot write ${path}: ${(err as Error).message}`, {
       code: "write_failed",

@@ -1,4 +1,5 @@
 import { parseDictionary, parseList } from "structured-headers";
+import { headerListValue, type ResponseHeaders } from "./response-body.js";
 
 /** What one response said about its rate-limit policy (spec "Limits", response headers). */
 export interface RateLimitInfo {
@@ -16,13 +17,7 @@ export interface RateLimitInfo {
   retryAfterSeconds?: number;
 }
 
-type HeaderBag = Readonly<Record<string, string | string[] | undefined>>;
-
-function header(headers: HeaderBag, name: string): string | undefined {
-  const v = headers[name];
-  if (v === undefined) return undefined;
-  return Array.isArray(v) ? v.join(", ") : v;
-}
+type HeaderBag = Readonly<ResponseHeaders>;
 
 function nonNegativeNumber(value: unknown): number | undefined {
   const n = typeof value === "number" ? value : typeof value === "string" ? Number(value) : NaN;
@@ -115,22 +110,23 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
  */
 export function readRateLimitHeaders(headers: HeaderBag, nowMs: number): RateLimitInfo {
   const info: RateLimitInfo = {};
-  const policyHeader = header(headers, "ratelimit-policy");
-  const rateLimitHeader = header(headers, "ratelimit");
+  const policyHeader = headerListValue(headers, "ratelimit-policy");
+  const rateLimitHeader = headerListValue(headers, "ratelimit");
   const fromPolicy = policyHeader ? parsePolicy(policyHeader) : {};
   const fromRateLimit = rateLimitHeader ? parseRateLimit(rateLimitHeader) : {};
   const policy = fromRateLimit.policy ?? fromPolicy.policy;
   if (policy !== undefined) info.policy = policy;
-  const quota = fromPolicy.quota ?? nonNegativeNumber(header(headers, "x-ratelimit-limit"));
+  const quota =
+    fromPolicy.quota ?? nonNegativeNumber(headerListValue(headers, "x-ratelimit-limit"));
   if (quota !== undefined) info.quota = quota;
   if (fromPolicy.windowSeconds !== undefined) info.windowSeconds = fromPolicy.windowSeconds;
   const remaining =
-    fromRateLimit.remaining ?? nonNegativeNumber(header(headers, "x-ratelimit-remaining"));
+    fromRateLimit.remaining ?? nonNegativeNumber(headerListValue(headers, "x-ratelimit-remaining"));
   if (remaining !== undefined) info.remaining = remaining;
   const reset =
-    fromRateLimit.resetSeconds ?? nonNegativeNumber(header(headers, "x-ratelimit-reset"));
+    fromRateLimit.resetSeconds ?? nonNegativeNumber(headerListValue(headers, "x-ratelimit-reset"));
   if (reset !== undefined) info.resetSeconds = reset;
-  const retryAfter = parseRetryAfter(header(headers, "retry-after"), nowMs);
+  const retryAfter = parseRetryAfter(headerListValue(headers, "retry-after"), nowMs);
   if (retryAfter !== undefined) info.retryAfterSeconds = retryAfter;
   return info;
 }

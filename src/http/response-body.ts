@@ -4,10 +4,25 @@ import type { Dispatcher } from "undici";
 /** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
-/** First value of a header. */
-export function headerValue(headers: ResponseHeaders, name: string): string | undefined {
+/**
+ * A single-valued header (`content-range`, `etag`, `retry-after`...): the first value when the
+ * header is repeated. For a list-valued header read {@link headerListValue}.
+ */
+export function headerValue(headers: Readonly<ResponseHeaders>, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * A list-valued header (structured-field lists and dictionaries such as `RateLimit-Policy`):
+ * repeated values joined with ", ", as RFC 9110 §5.3 combines them.
+ */
+export function headerListValue(
+  headers: Readonly<ResponseHeaders>,
+  name: string,
+): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
 }
 
 /**

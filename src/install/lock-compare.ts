@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
-import { hashFile } from "../download/writer.js";
+import { hashRegularFileSync } from "../io/safe-fs.js";
 import { describeItem } from "./outcome.js";
 import type { ItemKey, LockChange, LockItem } from "./types.js";
 
@@ -78,8 +78,8 @@ function measureIfSizeDiffers(path: string, size: number): FileFacts | undefined
   try {
     const st = lstatSync(path);
     if (!st.isFile() || st.size === size) return undefined;
-    const h = hashFile(path);
-    return { size: h.bytes, sha256: h.sha256 };
+    const h = hashRegularFileSync(path);
+    return h && { size: h.bytes, sha256: h.sha256 };
   } catch {
     return undefined;
   }

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import { writeSharedFileAtomic } from "../io/safe-fs.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import { safeBaseName } from "../outdir/names.js";
 import type { ItemKey, LockFile, LockItem } from "./types.js";
@@ -80,7 +81,8 @@ export function renderLock(items: readonly LockItem[]): string {
 }
 
 /**
- * Writes the lock atomically (write-file-atomic) only when its text differs from what is on disk.
+ * Writes the lock atomically (a symlink in its place is replaced, never written through; the
+ * mode of the file it replaces is kept) only when its text differs from what is on disk.
  * Returns true when it was written. Throws FileSystemError (exit 8) when it cannot be written.
  */
 export async function writeLockIfChanged(
@@ -95,9 +97,8 @@ export async function writeLockIfChanged(
     current = undefined;
   }
   if (current === text) return false;
-  const { default: writeFileAtomic } = await import("write-file-atomic");
   try {
-    await writeFileAtomic(path, text);
+    writeSharedFileAtomic(path, text);
   } catch (err) {
     throw fsError(`cannot write ${path}`, err);
   }

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
-import { hashFile } from "../download/writer.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
+import { hashRegularFile } from "../io/safe-fs.js";
 import type { OutputDir } from "../outdir/output-dir.js";
 import { type StateItem, sameItem } from "../outdir/state.js";
 import type { ItemKey, LockItem } from "./types.js";
@@ -40,9 +40,9 @@ export async function takeLocal(
   }
   const recorded = out.recordedAt(lock.file);
   if (recorded && !sameItem(recorded, item)) return undefined;
-  let sha: string;
+  let sha: string | undefined;
   try {
-    sha = hashFile(path).sha256;
+    sha = (await hashRegularFile(path))?.sha256;
   } catch {
     return undefined;
   }

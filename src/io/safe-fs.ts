@@ -24,8 +24,7 @@ import { basename, dirname, join } from "node:path";
  * directory and file). Rules: never follow a symlink we did not make (`lstat`, `O_NOFOLLOW`),
  * never block on a FIFO (`O_NONBLOCK` + a regular-file check), create files `O_EXCL` with mode
  * 0600 set explicitly (`fchmod`, so no umask can widen it), and replace files by rename (a
- * rename replaces a symlink itself, never its target). write-file-atomic is not used here
- * because it resolves a symlinked target with `realpath` and writes through it.
+ * rename replaces a symlink itself, never its target; write-file-atomic writes through one).
  */
 
 /** Mode of private directories (`.svc-dl/`, the config directory). */
@@ -160,16 +159,19 @@ export function readRegularFile(path: string, maxBytes = 64 << 20): string | und
   }
 }
 
+/** SHA-256 (lower-case hex) and size in bytes of a file's content. */
+export type FileDigest = { sha256: string; bytes: number };
+
 /**
- * SHA-256 (lower-case hex) and size in bytes of a regular file, read in 1 MiB blocks with
- * asynchronous reads (so SIGINT/SIGTERM are seen between blocks), never through a symlink.
- * Returns undefined when `path` is missing or not a regular file. Throws `signal.reason` when
- * `signal` aborts, and read errors.
+ * SHA-256 and size of a regular file, read in 1 MiB blocks with asynchronous reads (so
+ * SIGINT/SIGTERM are seen between blocks), never through a symlink. Returns undefined when
+ * `path` is missing or not a regular file. Throws `signal.reason` when `signal` aborts, and
+ * read errors. The one file hasher: {@link hashRegularFileSync} is its blocking form.
  */
 export async function hashRegularFile(
   path: string,
   signal?: AbortSignal,
-): Promise<{ sha256: string; bytes: number } | undefined> {
+): Promise<FileDigest | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -192,6 +194,30 @@ export async function hashRegularFile(
     return { sha256: hash.digest("hex"), bytes };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * {@link hashRegularFile} with blocking reads, for callers that are synchronous (the cache,
+ * lock comparison). Same rules: never through a symlink; undefined when missing or not a
+ * regular file; throws read errors.
+ */
+export function hashRegularFileSync(path: string): FileDigest | undefined {
+  const opened = openRegular(path);
+  if (opened === undefined) return undefined;
+  try {
+    const hash = createHash("sha256");
+    const block = Buffer.allocUnsafe(1 << 20);
+    let bytes = 0;
+    for (;;) {
+      const n = readSync(opened.fd, block, 0, block.length, bytes);
+      if (n === 0) break;
+      hash.update(block.subarray(0, n));
+      bytes += n;
+    }
+    return { sha256: hash.digest("hex"), bytes };
+  } finally {
+    closeSync(opened.fd);
   }
 }
 
@@ -221,13 +247,31 @@ export function createPrivateFile(path: string): number {
  * never followed). Throws the file-system error; the temp file is removed on failure.
  */
 export function writePrivateFileAtomic(path: string, data: string): void {
+  writeFileAtomicNoFollow(path, data, PRIVATE_FILE_MODE);
+}
+
+/**
+ * {@link writePrivateFileAtomic} for a file that is not private (the project's `svc-dl.lock`):
+ * the new file keeps the mode of the regular file it replaces, else gets 0666 less the umask.
+ * Same rules otherwise: `O_EXCL` temp file, fsync, rename (a symlink is replaced, never
+ * followed). Throws the file-system error.
+ */
+export function writeSharedFileAtomic(path: string, data: string): void {
+  const st = lstatIfExists(path);
+  writeFileAtomicNoFollow(path, data, st?.isFile() ? st.mode & 0o777 : undefined);
+}
+
+/** The one atomic writer: `mode` undefined leaves the umask's default (0666 less the umask). */
+function writeFileAtomicNoFollow(path: string, data: string, mode: number | undefined): void {
   const tmp = join(
     dirname(path),
     `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
   );
   try {
-    const fd = createPrivateFile(tmp);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+    const fd = openSync(tmp, flags, mode ?? 0o666);
     try {
+      if (mode !== undefined) fchmodSync(fd, mode); // any umask
       const buf = Buffer.from(data, "utf8");
       let done = 0;
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);

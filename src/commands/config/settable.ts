@@ -1,7 +1,8 @@
+import { SETTABLE_KEYS } from "../../config/settable-keys.js";
 import { UsageError } from "../../errors/usage-error.js";
 
-/** Settable keys of `svc-dl config` (mirrors config/store.ts SETTABLE_KEYS, kept light for start-up). */
-export const SETTABLE = ["base-url", "proxy", "ca-file"] as const;
+/** Settable keys of `svc-dl config`. */
+export const SETTABLE = SETTABLE_KEYS;
 
 /**
  * A setting's value as svc-dl shows it (human and `--json`): a proxy's password is `***`

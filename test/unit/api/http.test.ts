@@ -5,7 +5,6 @@ import { ApiError } from "../../../src/errors/api-error.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
 import { ResponseError } from "../../../src/errors/response-error.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
-import { discardBody } from "../../../src/http/body.js";
 import { HttpClient, MAX_REDIRECTS } from "../../../src/http/client.js";
 import type { Clock } from "../../../src/http/pacer.js";
 
@@ -83,7 +82,7 @@ describe("HttpClient.send(): redirects", () => {
       });
     const c = client();
     const res = await c.send({ url: c.apiUrl("packs/p/download"), headers: { range: "bytes=5-" } });
-    discardBody(res.body);
+    res.body.dump();
     expect(res.status).toBe(200);
     expect(res.url.origin).toBe(CDN);
     expect(seen[0]?.authorization).toBe(`Bearer ${KEY}`);
@@ -150,7 +149,7 @@ describe("HttpClient.send(): redirects", () => {
       body: JSON.stringify({ licenseKey: "SVC_secret", packSlug: "p" }),
       authenticate: false,
     });
-    discardBody(res.body);
+    res.body.dump();
     expect(bodies[0]).toContain("SVC_secret");
     expect(bodies[1] ?? null).toBeNull();
   });
@@ -270,7 +269,7 @@ describe("HttpClient: pacing", () => {
     const c = client();
     await c.getJson(c.apiUrl("me"), z.unknown());
     const dl = await c.send({ url: c.apiUrl("a/download") });
-    discardBody(dl.body);
+    dl.body.dump();
     expect(sleeps).toEqual([]); // the download budget is not the read budget
     await c.getJson(c.apiUrl("me"), z.unknown());
     expect(sleeps).toEqual([3000]);

@@ -1,0 +1,5 @@
+/** Keys `svc-dl config set/get/unset` accept (cli-contract "Configuration"); light for start-up. */
+export const SETTABLE_KEYS = ["base-url", "proxy", "ca-file"] as const;
+
+/** One of {@link SETTABLE_KEYS}. */
+export type SettableKey = (typeof SETTABLE_KEYS)[number];
