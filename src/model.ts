@@ -25,6 +25,22 @@ export interface ItemRef {
   edition: Edition | null;
 }
 
+/**
+ * Where one item's bytes are requested (spec "Downloads"): the first request of every download
+ * attempt, sent again whenever a fresh signed CDN URL is needed. Built by `api/download-source.ts`
+ * (pack and asset routes) and `api/legacy-download.ts` (legacy `POST /api/download`).
+ */
+export interface DownloadSource {
+  url: URL;
+  method?: "GET" | "POST";
+  /** Request body (legacy JSON); never re-sent to a redirect target. */
+  body?: string;
+  /** Extra request headers (lower-case), e.g. `content-type`. */
+  headers?: Record<string, string>;
+  /** Send the API key (service origin only). Default true; false for legacy. */
+  authenticate?: boolean;
+}
+
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const count = z.number().int().nonnegative();
 const kind = z.enum(["pack", "asset"]);

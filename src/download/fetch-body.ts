@@ -5,25 +5,13 @@ import { SvcError } from "../errors/svc-error.js";
 import { isRetryableNetworkError } from "../http/classify.js";
 import type { HttpClient, HttpResponse, RequestSpec } from "../http/client.js";
 import { headerValue } from "../http/client.js";
+import type { DownloadSource } from "../model.js";
 import { parseContentLength, parseContentRange } from "./content-range.js";
 import { corruptDownload } from "./errors.js";
 import { createFastBodyTransport } from "./fast-body/transport.js";
 import { lowSpeedCheck } from "./low-speed.js";
 
-/**
- * The request that yields the file: the API route (or a pack record's `downloads` URL), or the
- * legacy `POST /api/download`. It is sent again whenever a fresh signed CDN URL is needed.
- */
-export interface DownloadSource {
-  url: URL;
-  method?: "GET" | "POST";
-  /** Request body (legacy JSON); never re-sent to a redirect target. */
-  body?: string;
-  /** Extra request headers (lower-case), e.g. `content-type`. */
-  headers?: Record<string, string>;
-  /** Send the API key (service origin only). Default true; false for legacy. */
-  authenticate?: boolean;
-}
+export type { DownloadSource };
 
 /** Bytes a sink already holds and can resume from (`Range: bytes=offset-`, `If-Range: etag`). */
 export interface ResumePoint {

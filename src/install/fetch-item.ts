@@ -3,9 +3,8 @@
  * (src/download/engine.ts) and the HTTP client (src/http/client.ts); nothing else in
  * src/install/, src/cache/ or src/library/ imports them directly.
  */
-import { listPacks } from "../api/list-packs.js";
-import { packDownloadSource } from "../api/pack-download-source.js";
-import type { Pack } from "../api/schemas.js";
+import { assetSource, packSource } from "../api/download-source.js";
+import { type PackCatalog, packCatalog } from "../api/pack-catalog.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
 import { HttpClient } from "../http/client.js";
 import type { NetworkSettings } from "../http/dispatcher.js";
@@ -79,24 +78,17 @@ export function createHttpClient(settings: HttpSettings): HttpClient {
 
 /** Builds an {@link ItemFetcher}. */
 export function createItemFetcher(deps: FetchDeps): ItemFetcher {
-  let packs: Promise<Pack[]> | undefined;
+  let catalog: PackCatalog | undefined;
   return {
     async download(item, out, opts = {}) {
       const client = await deps.client();
       let source: DownloadSource;
       if (item.kind === "pack") {
-        const listOnce = (): Promise<Pack[]> => {
-          packs ??= listPacks(client);
-          return packs;
-        };
-        source = await packDownloadSource(
-          client,
-          listOnce,
-          item.slug,
-          item.edition === "authoring" ? "authoring" : "standard",
-        );
+        catalog ??= packCatalog(client);
+        const edition = item.edition === "authoring" ? "authoring" : "standard";
+        source = await packSource(client, catalog, item.slug, edition);
       } else {
-        source = { url: client.apiUrl(`assets/${encodeURIComponent(item.slug)}/download`) };
+        source = assetSource(client, item.slug);
       }
       return downloadItem(client, {
         kind: item.kind,

@@ -33,7 +33,10 @@ export async function runAssetGet(
   const client = await session.http();
   const items = list.map((slug) => ({
     item: { kind: "asset" as const, slug, edition: null },
-    source: async () => ({ url: client.apiUrl(`assets/${encodeURIComponent(slug)}/download`) }),
+    source: async () => {
+      const { assetSource } = await import("../../api/download-source.js");
+      return assetSource(client, slug);
+    },
   }));
   const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
   if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {

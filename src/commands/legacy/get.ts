@@ -75,24 +75,13 @@ export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Pr
     refuseBinaryToTerminal(session.ctx.io);
   }
   const licenseKey = await readLicenseKey(session, opts.licenseKeyStdin === true);
-  const { legacyDenial, scrubError } = await import("../../download/legacy.js");
+  const { legacyDenial, legacySource, scrubError } = await import("../../api/legacy-download.js");
   try {
     const client = await session.http({ needsKey: false });
-    const body = JSON.stringify({
-      licenseKey,
-      ...(kind === "pack" ? { packSlug: slug } : { assetSlug: slug }),
-      ...(edition === "authoring" ? { edition: "authoring" } : {}),
-    });
     const { runGet } = await import("../../download/run-get.js");
     await runGet(session, client, {
       item: { kind, slug, edition },
-      source: {
-        url: client.serviceUrl("api/download"),
-        method: "POST",
-        body,
-        headers: { "content-type": "application/json", accept: "*/*" },
-        authenticate: false,
-      },
+      source: legacySource(client, { licenseKey, kind, slug, edition }),
       output: opts.output,
       force: opts.force === true,
       errorFromResponse: (res) => legacyDenial(res, licenseKey),

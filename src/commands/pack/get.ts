@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import type { Pack } from "../../api/schemas.js";
 import type { DownloadResult } from "../../download/engine.js";
 import type { Session } from "../../session.js";
 import {
@@ -47,18 +46,14 @@ export async function runPackGet(
   }
   const edition = opts.edition ?? "standard";
   const client = await session.http();
-  let packs: Promise<Pack[]> | undefined;
-  const listOnce = async (): Promise<Pack[]> => {
-    const { listPacks } = await import("../../api/list-packs.js");
-    packs ??= listPacks(client);
-    return packs;
-  };
+  const { packCatalog } = await import("../../api/pack-catalog.js");
+  const catalog = packCatalog(client);
   const afterDownload = opts.extract === true ? extractAfter(session) : undefined;
   const items = list.map((slug) => ({
     item: { kind: "pack" as const, slug, edition },
     source: async () => {
-      const { packDownloadSource } = await import("../../api/pack-download-source.js");
-      return packDownloadSource(client, listOnce, slug, edition);
+      const { packSource } = await import("../../api/download-source.js");
+      return packSource(client, catalog, slug, edition);
     },
   }));
   const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };

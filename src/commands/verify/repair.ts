@@ -1,4 +1,5 @@
-import { type DownloadSource, downloadItem } from "../../download/engine.js";
+import { routeSource } from "../../api/download-source.js";
+import { downloadItem } from "../../download/engine.js";
 import type { HttpClient } from "../../http/client.js";
 import type { FileProgress } from "../../io/progress.js";
 import type { OutputDir } from "../../outdir/output-dir.js";
@@ -11,21 +12,6 @@ export interface RepairOptions {
   out: OutputDir;
   progress: FileProgress;
   onNotice?: (line: string) => void;
-}
-
-/**
- * The API route that serves an item again (spec "Downloads"): `/v1/packs/{slug}/download`
- * (`?edition=authoring`) or `/v1/assets/{slug}/download`.
- */
-export function apiSourceOf(client: HttpClient, item: ItemRef): DownloadSource {
-  const slug = encodeURIComponent(item.slug);
-  if (item.kind === "asset") return { url: client.apiUrl(`assets/${slug}/download`) };
-  return {
-    url: client.apiUrl(
-      `packs/${slug}/download`,
-      item.edition === "authoring" ? { edition: "authoring" } : {},
-    ),
-  };
 }
 
 /**
@@ -64,7 +50,7 @@ async function repairOne(
   try {
     await downloadItem(client, {
       ...ref,
-      source: apiSourceOf(client, ref),
+      source: routeSource(client, ref),
       out: opts.out,
       fileName: record.file,
       progress: opts.progress,

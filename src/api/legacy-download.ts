@@ -1,15 +1,39 @@
 import { CODES, isErrorCode, serviceCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import type { HttpResponse } from "../http/client.js";
+import type { HttpClient, HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
 import { Redactor } from "../http/redact.js";
+import type { DownloadSource, Edition, ItemKind } from "../model.js";
 
 /** The JSON body of `POST {base_url}/api/download` (spec "POST /api/download (legacy)"). */
-export interface LegacyRequestBody {
+interface LegacyRequestBody {
   licenseKey: string;
   packSlug?: string;
   assetSlug?: string;
   edition?: "authoring";
+}
+
+/**
+ * The legacy download request (spec "POST /api/download (legacy)"): `POST {base_url}/api/download`
+ * with the license key, the pack or asset slug and, for a pack's authoring edition,
+ * `edition: "authoring"` in a JSON body; sent without the API key.
+ */
+export function legacySource(
+  client: HttpClient,
+  req: { licenseKey: string; kind: ItemKind; slug: string; edition: Edition | null },
+): DownloadSource {
+  const body: LegacyRequestBody = {
+    licenseKey: req.licenseKey,
+    ...(req.kind === "pack" ? { packSlug: req.slug } : { assetSlug: req.slug }),
+    ...(req.edition === "authoring" ? { edition: "authoring" as const } : {}),
+  };
+  return {
+    url: client.serviceUrl("api/download"),
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json", accept: "*/*" },
+    authenticate: false,
+  };
 }
 
 /**
