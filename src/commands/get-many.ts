@@ -122,7 +122,8 @@ async function getMany(
     let position = 0;
     for (const { item, source } of req.items) {
       position += 1;
-      reporter.info(`${item.kind} ${position}/${req.items.length} ${item.slug}`);
+      // no header line: the item's own line (progress or failure) carries the position
+      const label = `${item.kind} ${position}/${req.items.length}`;
       try {
         const result = await downloadItem(client, {
           ...item,
@@ -130,7 +131,7 @@ async function getMany(
           out,
           force: req.force,
           progress,
-          progressLabel: `${item.kind} ${position}/${req.items.length}`,
+          progressLabel: label,
           onNotice: (line) => reporter.info(line),
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
@@ -153,7 +154,7 @@ async function getMany(
         run.settled(entry);
         doc.summary.failed += 1;
         const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
-        reporter.warn(`${item.kind} ${item.slug}: ${error.message} (${error.code}${id})`);
+        reporter.warn(`${label} ${item.slug}: ${error.message} (${error.code}${id})`);
       }
     }
   } finally {

@@ -49,6 +49,10 @@ export function finishedLine(info: {
   if (info.outcome === "adopted") {
     return `${prefix}${info.name}  ${formatBytes(info.bytes)}  already present with the served bytes (adopted)`;
   }
+  if (info.outcome === "resumed" && info.transferred === 0) {
+    // every byte was already saved (e.g. kept from a run refused by file_exists): no rate
+    return `${prefix}${info.name}  ${formatBytes(info.bytes)}  completed from the bytes already saved`;
+  }
   const rate = info.seconds > 0 ? info.transferred / info.seconds : Number.NaN;
   const resumed =
     info.outcome === "resumed" ? `, resumed from ${formatBytes(info.resumedFrom)}` : "";

@@ -63,6 +63,8 @@ export class TransferStats {
     });
     this.#firstStartedAt = undefined;
     this.#transferred = 0;
+    // the next file's label comes with its start(); an up-to-date file has none
+    this.label = undefined;
     return line;
   }
 }

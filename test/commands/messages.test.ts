@@ -142,3 +142,40 @@ describe("install checks the configuration before any item", () => {
     });
   }
 });
+
+describe("one line per item, each true", () => {
+  it("several slugs: no header line; an up-to-date item does not borrow the last label", async () => {
+    const dir = tempDir();
+    await runCommand(["asset", "get", "free-sample-cube", "-o", `${dir}/`], { env: shared.env() });
+    const r = await runCommand(
+      ["asset", "get", "village-well", "free-sample-cube", "no-such-asset", "-o", `${dir}/`],
+      { env: shared.env() },
+    );
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.filter((l) => l.includes("village-well"))).toEqual([
+      expect.stringMatching(/^asset 1\/3 {2}village-well\.glb {2}.* in /),
+    ]);
+    expect(lines.filter((l) => l.includes("free-sample-cube.glb"))).toEqual([
+      expect.stringMatching(/^free-sample-cube\.glb {2}.*already up to date$/),
+    ]);
+    expect(lines.filter((l) => l.includes("no-such-asset:"))).toEqual([
+      expect.stringMatching(/^asset 3\/3 no-such-asset: .*not_found/),
+    ]);
+  });
+
+  it("--force after file_exists: the kept bytes complete the file, with no 0 B/s rate", async () => {
+    const dir = tempDir();
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(dir, "sci-fi-props.zip"), "not the served bytes");
+    const args = ["pack", "get", "sci-fi-props", "-o", `${dir}/`];
+    const refused = await runCommand(args, { env: shared.env() });
+    expect(refused.code).toBe(8);
+    const r = await runCommand([...args, "--force"], { env: shared.env() });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toContain("0 B/s");
+    expect(r.stderr).toMatch(
+      /sci-fi-props\.zip {2}\S+ \S+ {2}completed from the bytes already saved/,
+    );
+  });
+});

@@ -82,8 +82,8 @@ describe("several slugs", () => {
       join(dir, "free-sample-cube.glb"),
       join(dir, "village-well.glb"),
     ]);
-    expect(r.stderr).toContain("asset 1/3 free-sample-cube");
-    expect(r.stderr).toContain("asset 3/3 village-well");
+    expect(r.stderr).toContain("asset 1/3  free-sample-cube.glb");
+    expect(r.stderr).toContain("asset 3/3  village-well.glb");
     expect(r.stderr).toMatch(/no-such-asset: .*not_found/);
     expect(r.stderr).toContain("3 items: 2 downloaded, 0 up to date, 1 failed");
   });
