@@ -190,7 +190,7 @@ describe("hostile errors: message, code, request id and x-request-id bytes", () 
     expect(r.code).not.toBe(0);
     assertTerminalSafe(r.stderr, "stderr of pack get");
     assertTerminalSafe(r.stdout, "stdout of pack get");
-    expect(r.stderr).toContain(`pack p-one: ${SHOWN}`);
+    expect(r.stderr).toContain(`pack 1/2 p-one: ${SHOWN}`);
     expect(r.stderr).toContain(`request id req_${SHOWN}`);
     const json = await run(["pack", "get", "p-one", "-o", `${join(cwd, "out")}/`, "--json"], {
       env,
