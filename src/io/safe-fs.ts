@@ -10,13 +10,13 @@ import {
   mkdirSync,
   openSync,
   readSync,
-  renameSync,
   rmSync,
   type Stats,
   writeSync,
 } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { durableRename } from "./durable.js";
 
 /**
  * File-system helpers for directories and files svc-dl does not trust (cli-contract
@@ -243,8 +243,8 @@ export function createPrivateFile(path: string): number {
 
 /**
  * Replaces `path` with a new private file holding `data`: a temp file beside it created by
- * {@link createPrivateFile}, fsync'd, then renamed over `path` (a symlink at `path` is replaced,
- * never followed). Throws the file-system error; the temp file is removed on failure.
+ * {@link createPrivateFile}, fsync'd, then renamed over `path` and the directory fsync'd (a
+ * symlink at `path` is replaced, never followed). Throws the file-system error; the temp file is removed on failure.
  */
 export function writePrivateFileAtomic(path: string, data: string): void {
   writeFileAtomicNoFollow(path, data, PRIVATE_FILE_MODE);
@@ -279,7 +279,7 @@ function writeFileAtomicNoFollow(path: string, data: string, mode: number | unde
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, path);
+    durableRename(tmp, path, { fileSynced: true }); // and the directory after (src/io/durable.ts)
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
