@@ -52,6 +52,11 @@ export class Session {
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
   readonly #http = new Map<string, HttpClient>();
+  /**
+   * Put before each stderr line of a plain log (cli-contract "Plain logs carry time"); set by
+   * `recordRun` (src/run/run.ts) for the length of a run when stderr is not a terminal.
+   */
+  linePrefix: (() => string) | undefined;
   /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
   exitCode = 0;
 
@@ -64,6 +69,7 @@ export class Session {
       json: globals.json,
       verbose: globals.verbose,
       colour,
+      prefix: () => this.linePrefix?.() ?? "",
     });
   }
 
@@ -190,6 +196,7 @@ export class Session {
       progress: this.globals.progress,
       quiet: this.globals.quiet || this.globals.json,
       columns: io.columns,
+      prefix: () => this.linePrefix?.() ?? "",
     });
   }
 

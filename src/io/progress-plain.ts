@@ -16,8 +16,15 @@ export class PlainProgress implements FileProgress {
   #lastLineAt = 0;
   #counter = 0;
 
-  constructor(out: Writable, opts: { heartbeatMs: number; now: () => number }) {
+  readonly #prefix: () => string;
+
+  /** `prefix` goes before every line (the `HH:MM:SS ` of a plain log). */
+  constructor(
+    out: Writable,
+    opts: { heartbeatMs: number; now: () => number; prefix?: () => string },
+  ) {
     this.#out = out;
+    this.#prefix = opts.prefix ?? (() => "");
     this.#heartbeatMs = opts.heartbeatMs;
     this.#now = opts.now;
   }
@@ -56,6 +63,6 @@ export class PlainProgress implements FileProgress {
   stop(): void {}
 
   #line(text: string): void {
-    this.#out.write(`${text}\n`);
+    this.#out.write(`${this.#prefix()}${text}\n`);
   }
 }

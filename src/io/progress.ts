@@ -17,6 +17,8 @@ export interface ProgressOptions {
   heartbeatMs?: number;
   /** Clock in ms (tests). */
   now?: () => number;
+  /** Before every plain line (the `HH:MM:SS ` of a log without a terminal). */
+  prefix?: () => string;
   /** Terminal width for the bar (default: the stream's own `columns`, else 80). */
   columns?: number | undefined;
 }
@@ -45,5 +47,6 @@ export async function createProgress(opts: ProgressOptions): Promise<FileProgres
   return new PlainProgress(opts.stderr, {
     heartbeatMs: opts.progress ? (opts.heartbeatMs ?? 30_000) : Number.POSITIVE_INFINITY,
     now: opts.now ?? Date.now,
+    ...(opts.prefix ? { prefix: opts.prefix } : {}),
   });
 }

@@ -31,12 +31,14 @@ export interface ReporterOptions {
   json?: boolean;
   verbose: boolean;
   colour: ChalkInstance;
+  /** Put before every line (the `HH:MM:SS ` of a plain log, see src/run/log-time.ts); none when it returns "". */
+  prefix?: () => string;
 }
 
 /** Creates the stderr reporter for one run. */
 export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
   const write = (line: string, paint: (s: string) => string = String): void => {
-    io.stderr.write(`${paint(terminalText(line))}\n`);
+    io.stderr.write(`${opts.prefix?.() ?? ""}${paint(terminalText(line))}\n`);
   };
   return {
     colour: opts.colour,

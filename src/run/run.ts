@@ -30,7 +30,10 @@ const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
  * began prints `{…, items settled so far, summary, "complete": false, "error": {…}}` on stdout
  * (a complete run prints its own document); `--report` and `--metrics` files are written
  * atomically; `GITHUB_STEP_SUMMARY` gets a Markdown table for `install` and `packs sync`.
- * A sink that fails is a warning on stderr: the run keeps its own exit code. Rethrows what
+ * Without a terminal on stderr (and without `--json`), the run begins with the header line
+ * `svc-dl <version> <command> started <local ISO-8601 time>` and every later stderr line starts
+ * with `HH:MM:SS ` (the context's clock). A sink that fails is a warning on stderr: the run
+ * keeps its own exit code. Rethrows what
  * `body` throws; never throws from a sink.
  */
 export async function recordRun<T>(
@@ -40,6 +43,18 @@ export async function recordRun<T>(
 ): Promise<T> {
   const now = (): number => session.ctx.clock?.now() ?? Date.now();
   const run = new RunRecorder(spec.command, spec.dir, now());
+  if (!session.ctx.io.stderrIsTTY && !session.globals.json) {
+    const { runHeader, clockTime } = await import("./log-time.js");
+    // The header goes before the run's first line: a run refused before it says anything
+    // (bad configuration) prints only its error line.
+    let header: string | undefined =
+      `${runHeader(session.ctx.version, spec.command, run.startedAt)}\n`;
+    session.linePrefix = () => {
+      const head = header ?? "";
+      header = undefined;
+      return `${head}${clockTime(now())} `;
+    };
+  }
   const hooks = spec.sinks.onItem
     ? new (await import("./on-item.js")).ItemHooks(spec.sinks.onItem, {
         env: session.ctx.env,
@@ -83,8 +98,10 @@ async function finishRun(
     };
   }
   const doc: RunDocument = run.document(error);
-  if (failure && !run.isComplete && run.begun && session.globals.json) session.printJson(doc);
   const exitCode = svcError?.exitCode ?? session.exitCode;
+  // A configuration error (exit 2) is no partial run: only its error line, as for any command.
+  const partial = failure && !run.isComplete && run.begun && exitCode !== 2;
+  if (partial && session.globals.json) session.printJson(doc);
   const { ctx } = session;
   const tasks: Promise<void>[] = [];
   if (spec.sinks.report) {

@@ -22,6 +22,9 @@ export function itemOutcomeLine(result: SyncItemResult): string | undefined {
   if (result.status === "unavailable") return `  ${label(result)}: no authoring edition`;
   if (result.status === "failed" && result.error)
     return `  ${label(result)}: failed, ${errorFacts(result)}`;
+  // --refresh: say why a re-checked pack was fetched again, as --dry-run does
+  if (result.reason === "changed upstream")
+    return `  ${label(result)}: changed upstream, ${result.status}`;
   return undefined;
 }
 

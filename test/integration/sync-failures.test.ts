@@ -98,6 +98,7 @@ describe("packs sync: item-level failures", () => {
     for (const item of failed) {
       const line = human.stderr
         .split("\n")
+        .map((l) => l.replace(/^\d\d:\d\d:\d\d /, "")) // a plain log's time
         .find((l) => l.startsWith(`failed: ${item.slug} (standard)`));
       expect(line).toContain("not_entitled");
       expect(line).toMatch(/request id [A-Za-z0-9_-]{8,64}/);
