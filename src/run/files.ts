@@ -1,15 +1,16 @@
 import { resolve } from "node:path";
+import { writeSharedFileAtomic } from "../io/safe-fs.js";
 
 /**
- * Writes `text` to `file` (relative to `cwd`) atomically: a temp file in FILE's folder, flushed,
- * then renamed over FILE (write-file-atomic), so a reader (a CI step, node_exporter) never sees
- * half a file. Throws an Error naming the file and the system's reason.
+ * Writes `text` to `file` (relative to `cwd`) atomically with the project's one atomic writer
+ * (src/io/safe-fs.ts: a temp file in FILE's folder, flushed, renamed over FILE; a symlink at
+ * FILE is replaced, never followed), so a reader (a CI step, node_exporter) never sees half a
+ * file. Throws an Error naming the file and the system's reason.
  */
-export async function writeFileAtomically(cwd: string, file: string, text: string): Promise<void> {
+export function writeFileAtomically(cwd: string, file: string, text: string): void {
   const path = resolve(cwd, file);
-  const { default: writeFileAtomic } = await import("write-file-atomic");
   try {
-    await writeFileAtomic(path, text, { mode: 0o644 });
+    writeSharedFileAtomic(path, text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new Error(`cannot write ${path}${code ? ` (${code})` : ""}`);
@@ -21,5 +22,5 @@ export async function writeFileAtomically(cwd: string, file: string, text: strin
  * `--json` prints, written atomically. Throws as {@link writeFileAtomically}.
  */
 export async function writeReport(cwd: string, file: string, doc: unknown): Promise<void> {
-  await writeFileAtomically(cwd, file, `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileAtomically(cwd, file, `${JSON.stringify(doc, null, 2)}\n`);
 }

@@ -69,7 +69,7 @@ export async function writeMetrics(cwd: string, file: string, facts: MetricsFact
     run.bytesDownloaded(),
   );
   gauge("svc_dl_exit_code", "Exit code of the last svc-dl run.", exitCode);
-  await writeFileAtomically(cwd, file, await registry.metrics());
+  writeFileAtomically(cwd, file, await registry.metrics());
 }
 
 /**

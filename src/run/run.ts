@@ -99,9 +99,7 @@ async function finishRun(
   }
   const doc: RunDocument = run.document(error);
   const exitCode = svcError?.exitCode ?? session.exitCode;
-  // A configuration error (exit 2) is no partial run: only its error line, as for any command.
-  const partial = failure && !run.isComplete && run.begun && exitCode !== 2;
-  if (partial && session.globals.json) session.printJson(doc);
+  if (failure && !run.isComplete && run.begun && session.globals.json) session.printJson(doc);
   const { ctx } = session;
   const tasks: Promise<void>[] = [];
   if (spec.sinks.report) {

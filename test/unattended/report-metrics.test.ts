@@ -1,4 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
@@ -161,6 +168,19 @@ describe("--report and --metrics", () => {
     });
     expect(j.code).toBe(0);
     expect(JSON.parse(j.stderr.trim()).warning.code).toBe("output_not_written");
+  });
+
+  it("a symlink at the report's path is replaced, never written through", async () => {
+    const out = tempDir();
+    const target = join(out, "elsewhere.txt");
+    writeFileSync(target, "keep me\n");
+    const report = join(out, "r.json");
+    symlinkSync(target, report);
+    const r = await runCli(["packs", "sync", tempDir(), "--report", report], { env });
+    expect(r.code).toBe(0);
+    expect(readFileSync(target, "utf8")).toBe("keep me\n");
+    expect(lstatSync(report).isFile()).toBe(true);
+    expect(JSON.parse(readFileSync(report, "utf8")).complete).toBe(true);
   });
 
   it("a report is written when the key is refused before any item (no partial document on stdout)", async () => {
