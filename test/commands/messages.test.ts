@@ -152,7 +152,11 @@ describe("one line per item, each true", () => {
       { env: shared.env() },
     );
     expect(r.code).toBe(1);
-    const lines = r.stderr.trim().split("\n");
+    // without a terminal each line carries its time (cli-contract "Plain logs carry time")
+    const lines = r.stderr
+      .trim()
+      .split("\n")
+      .map((l) => l.replace(/^\d\d:\d\d:\d\d /, ""));
     expect(lines.filter((l) => l.includes("village-well"))).toEqual([
       expect.stringMatching(/^asset 1\/3 {2}village-well\.glb {2}.* in /),
     ]);
