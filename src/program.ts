@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/get.js";
 import { assetsCommand } from "./commands/assets/list.js";
@@ -18,7 +18,17 @@ import { packsSyncCommand } from "./commands/packs/sync.js";
 import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
 import { loadColour } from "./io/colour.js";
+import { durationSeconds } from "./pacing/units.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
+
+/** Commander's parser of `--max-duration`: seconds; a bad value is commander's own usage error. */
+function durationArg(value: string): number {
+  const seconds = durationSeconds(value);
+  if (seconds === undefined) {
+    throw new InvalidArgumentError("give a duration like 90s, 30m, 2h, or a number of seconds");
+  }
+  return seconds;
+}
 
 function globalsFrom(cmd: Command): GlobalOptions {
   const o = cmd.optsWithGlobals<Partial<GlobalOptions>>();
@@ -34,6 +44,8 @@ function globalsFrom(cmd: Command): GlobalOptions {
     ...(o.proxy !== undefined ? { proxy: o.proxy } : {}),
     ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
     waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
+    ...(typeof o.maxDuration === "number" ? { maxDuration: o.maxDuration } : {}),
+    ...(o.limitRate !== undefined ? { limitRate: o.limitRate } : {}),
   };
 }
 
@@ -105,6 +117,18 @@ export function buildProgram(
         "commands that write a directory: wait up to this long for another run's lock (default 0: fail at once)",
       ).argParser(parseWholeNumber),
     )
+    .addOption(
+      new Option(
+        "--max-duration <duration>",
+        "stop starting items after this long (90s, 30m, 2h or seconds); exit 10, partial data kept",
+      ).argParser(durationArg),
+    )
+    .addOption(
+      new Option(
+        "--limit-rate <rate>",
+        "bytes per second for every download, like curl: 500K, 5M, 1G (env SVC_DL_LIMIT_RATE, config limit-rate)",
+      ),
+    )
     .addHelpText(
       "after",
       `${examples(
@@ -118,7 +142,7 @@ Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, SVC_
 HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SVC_CA_FILE, NODE_EXTRA_CA_CERTS, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
-130/143 interrupted (or cancelled at a prompt).
+10 --max-duration reached, 130/143 interrupted (or cancelled at a prompt).
 More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`.`,
     );
 

@@ -2,12 +2,13 @@ import type { ResolvedApiKey } from "./config/api-key.js";
 import type { ResolvedBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
-import type { HttpClient } from "./http/client.js";
+import type { HttpClient, HttpClientOptions } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
 import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 import { terminalText } from "./io/terminal-text.js";
+import { Deadline } from "./pacing/deadline.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
 export interface GlobalOptions {
@@ -27,6 +28,10 @@ export interface GlobalOptions {
   caFile?: string | undefined;
   /** `--wait-lock`: seconds a command that writes a directory waits for another run's lock. */
   waitLock: number;
+  /** `--max-duration`: seconds the run may take (src/pacing/deadline.ts). */
+  maxDuration?: number | undefined;
+  /** `--limit-rate`: bytes per second for every download, as typed (`500K`). */
+  limitRate?: string | undefined;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -59,6 +64,8 @@ export class Session {
   linePrefix: (() => string) | undefined;
   /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
   exitCode = 0;
+  /** The run's `--max-duration` window, from the session's start; undefined without the flag. */
+  readonly deadline: Deadline | undefined;
 
   constructor(ctx: Context, globals: GlobalOptions) {
     this.ctx = ctx;
@@ -71,6 +78,10 @@ export class Session {
       colour,
       prefix: () => this.linePrefix?.() ?? "",
     });
+    this.deadline =
+      globals.maxDuration === undefined
+        ? undefined
+        : new Deadline(globals.maxDuration, ctx.clock ?? { now: () => Date.now() });
   }
 
   /** True when progress bars may be drawn: stderr is a TTY and no `--quiet`/`--no-progress`/`--json`. */
@@ -149,8 +160,7 @@ export class Session {
       userAgent: `svc-dl/${this.ctx.version}`,
       network: await this.networkSettings(),
       ...(this.ctx.dispatcher ? { dispatcher: this.ctx.dispatcher } : {}),
-      signal: this.ctx.signal,
-      ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
+      ...(await this.#pacing()),
       retry: { maxWaitSeconds: this.globals.maxWait },
       onExchange: (line) => this.reporter.verbose(line),
       onNotice: (line) => this.reporter.info(line),
@@ -163,6 +173,60 @@ export class Session {
     });
     this.#http.set(id, client);
     return client;
+  }
+
+  /**
+   * The client's signal, clock and transfer pacing: with `--max-duration`, waits end at the
+   * deadline and a transfer stops at it (also by a real-time timer, without an injected clock);
+   * `--limit-rate` by precedence flag > `SVC_DL_LIMIT_RATE` > config `limit-rate`.
+   */
+  async #pacing(): Promise<Pick<HttpClientOptions, "signal" | "clock" | "transferPacing">> {
+    const { deadline } = this;
+    const rateText =
+      this.globals.limitRate ??
+      (this.ctx.env.SVC_DL_LIMIT_RATE?.trim() || undefined) ??
+      (await this.config()).get("limit-rate");
+    let rateBytesPerSecond: number | undefined;
+    if (rateText !== undefined) {
+      const [{ rateBytesPerSecond: parse }, { UsageError }] = await Promise.all([
+        import("./pacing/units.js"),
+        import("./errors/usage-error.js"),
+      ]);
+      rateBytesPerSecond = parse(rateText);
+      if (rateBytesPerSecond === undefined) {
+        const from =
+          this.globals.limitRate !== undefined
+            ? "--limit-rate"
+            : this.ctx.env.SVC_DL_LIMIT_RATE?.trim()
+              ? "SVC_DL_LIMIT_RATE"
+              : "config limit-rate";
+        throw new UsageError(`${from}: ${JSON.stringify(rateText)} is not a download rate`, {
+          code: "invalid_limit_rate",
+        });
+      }
+    }
+    const pacing = {
+      ...(rateBytesPerSecond !== undefined || deadline
+        ? { transferPacing: { rateBytesPerSecond, deadline } }
+        : {}),
+    };
+    if (!deadline) {
+      return {
+        signal: this.ctx.signal,
+        ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
+        ...pacing,
+      };
+    }
+    const [{ deadlineClock, deadlineSignal }, { systemClock }] = await Promise.all([
+      import("./pacing/deadline.js"),
+      import("./http/system-clock.js"),
+    ]);
+    const clock = deadlineClock(this.ctx.clock ?? systemClock, deadline);
+    // An injected (test) clock is the only time there is: no real-time timer then.
+    const signals = [this.ctx.signal, this.ctx.clock ? undefined : deadlineSignal(deadline)];
+    const live = signals.filter((s): s is AbortSignal => s !== undefined);
+    const signal = live.length > 1 ? AbortSignal.any(live) : live[0];
+    return { clock, ...(signal ? { signal } : {}), ...pacing };
   }
 
   /**

@@ -16,6 +16,8 @@ export interface ConfigSchema {
   proxy?: string;
   /** Extra trusted CA certificates (PEM file path), below `--ca-file` and `SVC_CA_FILE`. */
   "ca-file"?: string;
+  /** Bytes per second for every download (`500K`, `5M`), below `--limit-rate` and `SVC_DL_LIMIT_RATE`. */
+  "limit-rate"?: string;
   /** API keys by service origin (`https://host:port`). */
   keys?: Record<string, string>;
   /** The service's `preview` of each stored key, by origin, as `auth login` received it. */

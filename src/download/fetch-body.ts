@@ -10,6 +10,7 @@ import { parseContentLength, parseContentRange } from "./content-range.js";
 import { corruptDownload } from "./errors.js";
 import { createFastBodyTransport } from "./fast-body/transport.js";
 import { lowSpeedCheck } from "./low-speed.js";
+import { openTransferGate } from "./rate-limit.js";
 
 export type { DownloadSource };
 
@@ -257,10 +258,13 @@ export async function fetchBody<R>(
     let overflow: SvcError | undefined;
     let failure: unknown;
     const lowSpeed = lowSpeedCheck(client, res.requestId);
+    const gate = openTransferGate(client.transferPacing, client.clock, client.signal);
+    let taken = sink.bytes();
     try {
       await res.body.consume((chunk) => {
         lowSpeed(chunk.length);
-        if (head.total !== undefined && sink.bytes() + chunk.length > head.total) {
+        taken += chunk.length; // bytes a paced gate still holds count too
+        if (head.total !== undefined && taken > head.total) {
           overflow = corruptDownload(
             `the server sent more than the announced ${head.total} bytes`,
             {
@@ -270,11 +274,12 @@ export async function fetchBody<R>(
           );
           throw overflow;
         }
-        return sink.write(chunk);
+        return gate ? gate.write(chunk, (c) => sink.write(c)) : sink.write(chunk);
       });
     } catch (err) {
       failure = err;
     } finally {
+      await gate?.settled();
       sink.end();
     }
     if (client.signal?.aborted) throw interruptedReason(client.signal);

@@ -304,6 +304,9 @@ export const CODES = {
     (c) => `Run \`svc-dl ${c.command ? `${c.command} ` : ""}--help\` for usage and examples.`,
   ),
   unknown_command: usage(null),
+  invalid_limit_rate: config(
+    "Give bytes per second like curl: 500K, 5M, 1G (powers of 1024) or a plain number of bytes; at least 2K.",
+  ),
   no_base_url: config(
     "Set it with --base-url URL, the SVC_BASE_URL environment variable, or `svc-dl config set base-url URL`.",
   ),
@@ -439,6 +442,11 @@ export const CODES = {
     hint: (c) =>
       c.command === "" || WRITES_FILES.has(c.command) ? AGAIN : "Run the same command again.",
   },
+  deadline_reached: outcome(
+    ExitCode.deadline,
+    "Partial data kept: the next run goes on where this one stopped (items not started are reported deferred); raise --max-duration to finish in one run.",
+    true,
+  ),
   aborted: outcome(
     ExitCode.sigint,
     "Call again with the same arguments: it resumes from the bytes already saved.",

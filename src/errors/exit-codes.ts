@@ -23,6 +23,8 @@ export const ExitCode = {
   fileSystem: 8,
   /** `install --frozen`: the served files differ from `svc-dl.lock` (`lock_mismatch`). */
   lockMismatch: 9,
+  /** `--max-duration` reached before every item finished (`deadline_reached`). */
+  deadline: 10,
   /** Interrupted by SIGINT. */
   sigint: 130,
   /** Interrupted by SIGTERM. */
@@ -47,6 +49,7 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [ExitCodeValue, string]>
     "local file-system failure or conflict (space, permission, file exists, locked)",
   ],
   [ExitCode.lockMismatch, "install --frozen: the served files differ from svc-dl.lock"],
+  [ExitCode.deadline, "--max-duration reached before every item finished (partial data kept)"],
   [ExitCode.sigint, "interrupted by SIGINT (partial data kept), or cancelled at a prompt"],
   [ExitCode.sigterm, "interrupted by SIGTERM (code interrupted; partial data kept)"],
 ];

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import type { TransferPacing } from "../download/rate-limit.js";
 import { ApiError } from "../errors/api-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
 import { NetworkError } from "../errors/network-error.js";
@@ -69,6 +70,8 @@ export class HttpClient {
   readonly pacer: RateLimitPacer;
   readonly clock: Clock;
   readonly signal: AbortSignal | undefined;
+  /** `--limit-rate` and `--max-duration` of download bodies, when set. */
+  readonly transferPacing: TransferPacing | undefined;
   /** Low-speed limit of body transfers (the download's state machine enforces it). */
   readonly lowSpeed: LowSpeedLimit;
   /** Scrubs secrets from text and URLs (see {@link Redactor}). */
@@ -85,6 +88,7 @@ export class HttpClient {
     this.serviceOrigin = opts.baseUrl.origin;
     this.clock = opts.clock ?? systemClock;
     this.signal = opts.signal;
+    this.transferPacing = opts.transferPacing;
     this.#retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.lowSpeed = opts.network?.lowSpeed ?? LOW_SPEED_LIMIT;
     this.redactor = new Redactor(this.serviceOrigin);

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { TransferPacing } from "../download/rate-limit.js";
 import type { ApiError } from "../errors/api-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { NetworkSettings } from "./dispatcher.js";
@@ -24,6 +25,8 @@ export interface HttpClientOptions {
   retry?: Partial<RetrySettings>;
   /** Aborted on SIGINT/SIGTERM; requests and waits then end with InterruptedError. */
   signal?: AbortSignal;
+  /** `--limit-rate` and `--max-duration` of download bodies (src/download/rate-limit.ts). */
+  transferPacing?: TransferPacing;
   /** One line per HTTP exchange, for `--verbose`. Never carries a credential. */
   onExchange?: (line: string) => void;
   /** Notices of waits and retries, for stderr. */

@@ -49,6 +49,7 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
   const parts = [`${doc.summary.downloaded} downloaded`, `${doc.summary.up_to_date} up to date`];
   if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
   parts.push(`${doc.summary.failed} failed`);
+  if (doc.summary.deferred) parts.push(`${doc.summary.deferred} deferred to the next run`);
   if (counts.adopted > 0) parts.push(`${counts.adopted} adopted`);
   if (counts.repaired > 0) parts.push(`${counts.repaired} repaired`);
   const moved = doc.items

@@ -2,11 +2,14 @@ import { join } from "node:path";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
 import { checkUpstream } from "../download/revalidate.js";
+import { DeadlineError } from "../errors/interrupted-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { OutputDir } from "../outdir/output-dir.js";
+import type { Deadline } from "../pacing/deadline.js";
+import { deferredResult } from "./deferred.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
@@ -41,6 +44,12 @@ export interface SyncOptions {
   extract?: boolean;
   /** `--include`/`--exclude`/`--category` (src/sync/select.ts); left-out packs are never requested. */
   selection?: Selection;
+  /**
+   * `--max-duration` (src/pacing/deadline.ts): no item that needs a request starts after it;
+   * the one running at it and the rest are `deferred` (summary.deferred). The client's clock and
+   * transfer pacing must carry the same deadline so that waits and transfers stop at it.
+   */
+  deadline?: Deadline;
 }
 
 const NO_SELECTION: Selection = { include: [], exclude: [], categories: [] };
@@ -114,14 +123,28 @@ export async function runSync(
     const count = plan.filter((p) => needsRequest(p, opts)).length;
     let position = 0;
     const items: SyncItemResult[] = [];
+    let stopped: DeadlineError | undefined;
     for (const item of plan) {
       let label: string | undefined;
       if (needsRequest(item, opts)) {
+        if (stopped === undefined && opts.deadline?.reached()) stopped = opts.deadline.error();
+        if (stopped !== undefined) {
+          items.push(deferredResult(item));
+          observer.itemFinished?.(items[items.length - 1] as SyncItemResult, item);
+          continue;
+        }
         observer.itemStarted?.(item, ++position, count);
         label = `pack ${position}/${count}`;
       }
-      let result = await settle(client, out, item, opts, progress, observer, label);
-      if (opts.extract === true && !opts.dryRun) {
+      let result: SyncItemResult;
+      try {
+        result = await settle(client, out, item, opts, progress, observer, label);
+      } catch (err) {
+        if (!(err instanceof DeadlineError)) throw err;
+        stopped = err;
+        result = deferredResult(item, err);
+      }
+      if (opts.extract === true && !opts.dryRun && stopped === undefined) {
         result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
       }
       items.push(result);
@@ -133,7 +156,11 @@ export async function runSync(
     return {
       dir: opts.dir,
       items,
-      summary: { ...summarize(items), filtered: selection.left.length },
+      summary: {
+        ...summarize(items),
+        filtered: selection.left.length,
+        ...(opts.deadline ? { deferred: items.filter((i) => i.status === "deferred").length } : {}),
+      },
     };
   } finally {
     await out.close();

@@ -42,7 +42,9 @@ export type SyncReason = FetchReason | KeepReason;
  * - `up-to-date`: complete in DIR (no request), or checked upstream and unchanged (`--refresh`);
  * - `would-download`: `--dry-run` only: the item a real run would fetch, with the reason why;
  * - `unavailable`: the pack has no authoring edition (not a failure);
- * - `failed`: an item-level failure; `error` says which.
+ * - `failed`: an item-level failure; `error` says which;
+ * - `deferred`: left for the next run by `--max-duration` (not started, or stopped at the
+ *   deadline with its partial data kept and `error` `deadline_reached`).
  */
 export type SyncStatus =
   | "downloaded"
@@ -52,7 +54,8 @@ export type SyncStatus =
   | "up-to-date"
   | "would-download"
   | "unavailable"
-  | "failed";
+  | "failed"
+  | "deferred";
 
 /** One pack edition a sync looks after: the slug, the edition and its URL from the pack record. */
 export interface SyncTarget {
@@ -93,6 +96,8 @@ export interface SyncSummary {
   failed: number;
   /** Packs left out by `--include`/`--exclude`/`--category` (set by runSync; never requested). */
   filtered?: number;
+  /** Items left for the next run by `--max-duration` (present when it was given). */
+  deferred?: number;
 }
 
 /** The whole `packs sync --json` document: `{dir, items, summary}`. */

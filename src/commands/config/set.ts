@@ -16,7 +16,9 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
   const normalised =
     key === "base-url"
       ? baseUrlString(parseBaseUrl(value, "argument"))
-      : normaliseNetworkSetting(key, value, session.ctx.cwd);
+      : key === "limit-rate"
+        ? await checkedRate(value)
+        : normaliseNetworkSetting(key, value, session.ctx.cwd);
   const config = await session.config();
   config.set(key, normalised);
   const shown = await shownSetting(key, normalised);
@@ -32,11 +34,23 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
   }
 }
 
+/** A `limit-rate` value as stored (trimmed). Throws UsageError (exit 2) for a value that is not a rate. */
+async function checkedRate(value: string): Promise<string> {
+  const { rateBytesPerSecond } = await import("../../pacing/units.js");
+  if (rateBytesPerSecond(value) === undefined) {
+    const { UsageError } = await import("../../errors/usage-error.js");
+    throw new UsageError(`limit-rate: ${JSON.stringify(value)} is not a download rate`, {
+      code: "invalid_limit_rate",
+    });
+  }
+  return value.trim();
+}
+
 /** Builds `config set`. */
 export function configSetCommand(open: OpenSession): Command {
   return new Command("set")
     .description("store a setting in the config file")
-    .argument("<key>", "setting name: base-url, proxy or ca-file")
+    .argument("<key>", "setting name: base-url, proxy, ca-file or limit-rate")
     .argument("<value>", "the new value")
     .addHelpText(
       "after",

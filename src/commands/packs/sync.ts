@@ -94,6 +94,7 @@ async function syncInto(
         exclude: opts.exclude ?? [],
         categories: opts.category ?? [],
       },
+      ...(session.deadline ? { deadline: session.deadline } : {}),
     },
     progress,
     {
@@ -136,6 +137,7 @@ async function syncInto(
     reporter.info(report.summaryLine(doc, dryRun));
     for (const line of report.failureLines(doc)) reporter.warn(line);
   }
+  if (session.deadline && (doc.summary.deferred ?? 0) > 0) throw session.deadline.error();
   if (doc.summary.failed > 0) throw report.incompleteError(doc);
 }
 
@@ -176,7 +178,8 @@ case); left-out packs are never requested and counted in summary.filtered. --ext
 each ZIP into DIR/<file name without .zip>/ (unchanged archives are not unpacked again).
 Exit 1 when some packs failed (the others are synced); an account-level failure (bad or
 revoked key, API disabled, blocked) stops at once with its own exit code; 8 when another run
-holds DIR's lock (--wait-lock SECONDS waits for it).
+holds DIR's lock (--wait-lock SECONDS waits for it); 10 when --max-duration ended the run
+before every pack was synced (partial data kept; packs not started are reported deferred).
 ${RUN_OPTIONS_HELP}
 ${examples(
   "svc-dl packs sync ~/assets",
@@ -188,6 +191,7 @@ ${examples(
   "svc-dl packs sync ./packs --json --quiet > sync-report.json",
   "svc-dl packs sync ~/assets --report sync.json --metrics /var/lib/node_exporter/svc-dl.prom",
   "svc-dl packs sync ~/assets --on-item 'logger -t svc-dl \"$SVC_DL_ITEM_SLUG $SVC_DL_ITEM_STATUS\"'",
+  "svc-dl --max-duration 2h --limit-rate 5M packs sync ~/assets",
 )}`,
     )
     .action(async (dir: string | undefined, opts: PacksSyncOptions, cmd: Command) => {
