@@ -30,7 +30,11 @@ beforeEach(() => {
 const env = () => ({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-deadline-"));
 
-type DeferredDoc = SyncDoc & { summary: { deferred?: number } };
+type DeferredDoc = SyncDoc & {
+  summary: { deferred?: number };
+  complete?: boolean;
+  error?: { code: string; retryable: boolean };
+};
 
 /** The partial-data files (`*.part` anywhere under DIR/.svc-dl) and their sizes. */
 function partials(dir: string): number[] {
@@ -67,6 +71,9 @@ describe("--max-duration", () => {
     expect(rest.length).toBeGreaterThan(0);
     for (const item of rest) expect(item).toMatchObject({ status: "deferred", error: null });
     expect(doc.summary.deferred).toBe(doc.items.length - 1);
+    // a stop part-way: the document says so, with the retryable error
+    expect(doc.complete).toBe(false);
+    expect(doc.error).toMatchObject({ code: "deadline_reached", retryable: true });
     expect(r.stderr).toMatch(/deadline_reached/);
     // no request was made for the packs not started
     const downloads = mock.requests.filter((q) => /\/download(\?|$)/.test(q.url));

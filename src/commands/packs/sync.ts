@@ -126,6 +126,11 @@ async function syncInto(
       },
     },
   );
+  if (session.deadline && (doc.summary.deferred ?? 0) > 0) {
+    // stopped part-way: recordRun prints and writes the document ("complete": false, the error)
+    if (!globals.json) reporter.info(report.summaryLine(doc, dryRun));
+    throw session.deadline.error();
+  }
   const full = run.complete(doc);
   if (globals.json) {
     session.printJson(full);
@@ -137,7 +142,6 @@ async function syncInto(
     reporter.info(report.summaryLine(doc, dryRun));
     for (const line of report.failureLines(doc)) reporter.warn(line);
   }
-  if (session.deadline && (doc.summary.deferred ?? 0) > 0) throw session.deadline.error();
   if (doc.summary.failed > 0) throw report.incompleteError(doc);
 }
 
