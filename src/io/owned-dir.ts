@@ -15,7 +15,10 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { containedPath } from "./containment.js";
-import { walkLayout } from "./owned-walk.js";
+import { type OwnedLayout, walkLayout } from "./owned-walk.js";
+
+export type { OwnedKind, OwnedLayout } from "./owned-walk.js";
+
 import {
   createPrivateFile,
   lstatIfExists,
@@ -33,24 +36,6 @@ import {
  * - never re-mode what we did not create: the mode is set only on a root created here;
  * - never follow a symlink inside it: every path is checked component by component.
  */
-
-/** What one path below an owned root is, by its layout: a directory, a file, or not ours. */
-export type OwnedKind = "dir" | "file" | undefined;
-
-/** The layout of an owned directory. */
-export interface OwnedLayout {
-  /** Name of the marker file at the root (`CACHEDIR.TAG`). */
-  readonly marker: string;
-  /** Full text of a new marker. */
-  readonly markerText: string;
-  /** A marker is recognised when its text starts with this. */
-  readonly signature: string;
-  /**
-   * What the entry at `path` (its names below the root, e.g. `["sha256", "ab"]`) must be, or
-   * undefined when the layout does not name it. The marker itself need not be listed.
-   */
-  kind(path: readonly string[]): OwnedKind;
-}
 
 /** How an owner turns the module's findings into its own errors. */
 export interface OwnedRefusals {

@@ -1,6 +1,23 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { OwnedKind, OwnedLayout } from "./owned-dir.js";
+
+/** What one path below an owned root is, by its layout: a directory, a file, or not ours. */
+export type OwnedKind = "dir" | "file" | undefined;
+
+/** The layout of an owned directory. */
+export interface OwnedLayout {
+  /** Name of the marker file at the root (`CACHEDIR.TAG`). */
+  readonly marker: string;
+  /** Full text of a new marker. */
+  readonly markerText: string;
+  /** A marker is recognised when its text starts with this. */
+  readonly signature: string;
+  /**
+   * What the entry at `path` (its names below the root, e.g. `["sha256", "ab"]`) must be, or
+   * undefined when the layout does not name it. The marker itself need not be listed.
+   */
+  kind(path: readonly string[]): OwnedKind;
+}
 
 /** What {@link walkLayout} calls for each entry it meets. */
 export interface LayoutVisitor {
