@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Dispatcher } from "undici";
 import { InterruptedError } from "./errors/interrupted-error.js";
 import type { IOStreams } from "./io/streams.js";
+import type { Clock } from "./model.js";
 
 /**
  * Everything a run needs from the outside world. `systemContext()` is the only place that
@@ -30,12 +31,6 @@ export interface Context {
   readonly dispatcher?: Dispatcher;
   /** Called by `main()` once the run has ended (its exit code decided). */
   readonly ended?: () => void;
-}
-
-/** Time for code that waits: `now()` in ms since the epoch; `sleep` rejects when `signal` aborts. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** The package version, read once from package.json next to `dist/` or `src/`. */

@@ -18,6 +18,16 @@ export type PackEdition = Edition;
 /** `packs sync --edition`: one edition, or both where the pack has an authoring one. */
 export type EditionChoice = Edition | "all";
 
+/**
+ * Time for code that waits (retry backoff, rate-limit waits, the directory lock's polling):
+ * `now()` in ms since the epoch; `sleep(ms, signal)` rejects when `signal` aborts. One per run:
+ * the system clock, or a manual one in tests, so no test waits real seconds.
+ */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
 /** Identifies a downloadable item: a pack edition or an asset (`edition` null). */
 export interface ItemRef {
   kind: ItemKind;

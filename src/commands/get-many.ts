@@ -116,6 +116,7 @@ async function getMany(
     waitSeconds: globals.waitLock,
     onWait: (line) => session.reporter.info(line),
     ...(ctx.signal ? { signal: ctx.signal } : {}),
+    clock: ctx.clock,
   });
   run.begin();
   try {

@@ -84,6 +84,7 @@ async function install(
         extract: opts.extract === true,
         waitLock: globals.waitLock,
         signal: ctx.signal,
+        clock: ctx.clock,
       },
       {
         planned: (m) => {

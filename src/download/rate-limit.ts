@@ -1,4 +1,4 @@
-import type { Clock } from "../http/pacer.js";
+import type { Clock } from "../model.js";
 import type { Deadline } from "../pacing/deadline.js";
 
 /**

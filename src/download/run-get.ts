@@ -79,6 +79,7 @@ export async function runGet(
           waitSeconds: globals.waitLock,
           onWait: onNotice,
           ...(client.signal ? { signal: client.signal } : {}),
+          clock: client.clock,
         })
       : undefined;
   let result: DownloadResult;

@@ -5,6 +5,7 @@ import { ApiError } from "../errors/api-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
 import { NetworkError } from "../errors/network-error.js";
 import { SvcError } from "../errors/svc-error.js";
+import type { Clock } from "../model.js";
 import { isRetryableNetworkError, networkErrorFrom } from "./classify.js";
 import {
   createDispatcher,
@@ -15,7 +16,7 @@ import {
   proxyLabel,
   trustedCas,
 } from "./dispatcher.js";
-import { type Budget, budgetForPath, type Clock, RateLimitPacer } from "./pacer.js";
+import { type Budget, budgetForPath, RateLimitPacer } from "./pacer.js";
 import { parseRetryAfter } from "./rate-limit-headers.js";
 import { Redactor } from "./redact.js";
 import { followRedirects } from "./redirects.js";

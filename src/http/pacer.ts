@@ -1,14 +1,9 @@
 import { RateLimitedError } from "../errors/rate-limited-error.js";
+import type { Clock } from "../model.js";
 import { readRateLimitHeaders } from "./rate-limit-headers.js";
 
 /** The spec's rate-limit budgets (spec "Limits"). Reads and downloads are separate. */
 export type Budget = "read" | "download" | "public" | "auth";
-
-/** Clock and sleep, injectable for tests. Times in milliseconds. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
 
 interface BudgetState {
   remaining: number;

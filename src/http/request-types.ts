@@ -2,8 +2,9 @@ import type { Dispatcher } from "undici";
 import type { TransferPacing } from "../download/rate-limit.js";
 import type { ApiError } from "../errors/api-error.js";
 import type { SvcError } from "../errors/svc-error.js";
+import type { Clock } from "../model.js";
 import type { NetworkSettings } from "./dispatcher.js";
-import type { Budget, Clock } from "./pacer.js";
+import type { Budget } from "./pacer.js";
 import type { ResponseBody, ResponseHeaders } from "./response-body.js";
 import type { RetrySettings } from "./retry.js";
 

@@ -1,7 +1,7 @@
 import { NetworkError } from "../errors/network-error.js";
 import { RateLimitedError } from "../errors/rate-limited-error.js";
 import type { SvcError } from "../errors/svc-error.js";
-import type { Clock } from "./pacer.js";
+import type { Clock } from "../model.js";
 
 /** Retry settings (cli-contract "Retries and rate limits"). Times in milliseconds unless named. */
 export interface RetrySettings {

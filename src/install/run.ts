@@ -2,6 +2,7 @@ import { ContentCache } from "../cache/cache.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
+import type { Clock } from "../model.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import { classifyFailure, itemError } from "../sync/failure.js";
 import { extractInstalledPack } from "./extract.js";
@@ -37,6 +38,8 @@ export interface InstallOptions {
   waitLock?: number | undefined;
   /** Cancels the lock wait and an extraction (the downloads stop with their client's signal). */
   signal?: AbortSignal | undefined;
+  /** The run's clock, which times the lock wait; default the system clock. */
+  clock?: Clock | undefined;
 }
 
 /** What an install tells its caller while it runs (human output lives in the command). */
@@ -97,6 +100,7 @@ export async function runInstall(
   const out = await OutputDir.open(manifest.dir, {
     waitSeconds: opts.waitLock ?? 0,
     ...(opts.signal ? { signal: opts.signal } : {}),
+    clock: opts.clock,
     onWait: (line) => observer.notice?.(line),
   });
   const settled: Settled[] = [];

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, readdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleepFor } from "node:timers/promises";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { InterruptedError } from "../errors/interrupted-error.js";
+import { systemClock } from "../http/system-clock.js";
 import { makeDirectory } from "../io/mkdir.js";
+import { removeTree } from "../io/remove-tree.js";
 import {
   lstatIfExists,
   PRIVATE_DIR_MODE,
@@ -14,6 +15,7 @@ import {
   removeEntry,
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
+import type { Clock } from "../model.js";
 import { ensureStateDir, stateDirOf } from "./state.js";
 
 /** A held directory lock; `release()` is idempotent and never throws. */
@@ -35,10 +37,8 @@ export interface LockOptions {
   waitSeconds?: number;
   /** Aborts a wait (SIGINT/SIGTERM): throws InterruptedError. */
   signal?: AbortSignal;
-  /** Clock in ms (tests); default `Date.now`. */
-  now?: () => number;
-  /** Sleeps `ms` or rejects when `signal` aborts (tests); default a timer. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The run's clock (its `now` and `sleep` time the wait); default the system clock. */
+  clock?: Clock | undefined;
   /** Called once when the lock is held elsewhere and this call starts to wait (for a notice). */
   onWait?: (line: string) => void;
 }
@@ -70,9 +70,8 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   // Only a directory made by proper-lockfile is a lock; a planted link or file is removed.
   const planted = lstatIfExists(lockPath);
   if (planted && !planted.isDirectory()) removeEntry(lockPath);
-  const now = opts.now ?? Date.now;
-  const sleep = opts.sleep ?? defaultSleep;
-  const deadline = now() + Math.max(0, opts.waitSeconds ?? 0) * 1000;
+  const clock = opts.clock ?? systemClock;
+  const deadline = clock.now() + Math.max(0, opts.waitSeconds ?? 0) * 1000;
   let release: () => Promise<void>;
   let waiting = false;
   const owner: LockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
@@ -95,7 +94,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
       break;
     }
     removeEntry(intentPath);
-    const left = deadline - now();
+    const left = deadline - clock.now();
     if (left <= 0) throw lockedError(dir, attempt.owner);
     if (!waiting) {
       waiting = true;
@@ -104,7 +103,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
       );
     }
     try {
-      await sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
+      await clock.sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
     } catch (err) {
       if (opts.signal?.aborted) throw interrupted(opts.signal);
       throw err;
@@ -172,16 +171,12 @@ async function tryLock(
     markIntent();
     removeEntry(ownerPath);
     try {
-      rmSync(lockPath, { recursive: true, force: true });
+      removeTree(lockPath); // iterative: a deep tree planted in the lock cannot overflow the stack
     } catch {
       return { owner };
     }
   }
   return {};
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return sleepFor(ms, undefined, signal ? { signal } : {});
 }
 
 function interrupted(signal: AbortSignal): InterruptedError {

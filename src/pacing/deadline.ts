@@ -1,5 +1,5 @@
 import { DeadlineError } from "../errors/interrupted-error.js";
-import type { Clock } from "../http/pacer.js";
+import type { Clock } from "../model.js";
 
 /**
  * The end of a run's time window (`--max-duration`, cli-contract "Operating unattended"): no

@@ -104,6 +104,7 @@ export async function runSync(
         waitSeconds: opts.waitLock ?? 0,
         onWait: (line) => observer.notice?.(line),
         ...(client.signal ? { signal: client.signal } : {}),
+        clock: client.clock,
       });
   try {
     const selection = selectPacks(await listPacks(client), opts.selection ?? NO_SELECTION);

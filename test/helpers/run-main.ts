@@ -1,8 +1,9 @@
 import { PassThrough, Writable } from "node:stream";
 import type { Dispatcher } from "undici";
 import { main } from "../../src/cli.js";
-import type { Clock, Context } from "../../src/context.js";
+import type { Context } from "../../src/context.js";
 import { InterruptedError } from "../../src/errors/interrupted-error.js";
+import type { Clock } from "../../src/model.js";
 import { assertNoSecrets, registerRunSecrets, tempConfigDir } from "./cli.js";
 import { type ManualClock, manualClock } from "./clock.js";
 

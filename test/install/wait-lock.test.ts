@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireDirLock } from "../../src/outdir/lock.js";
-import { CLI_BIN, tempConfigDir } from "../helpers/cli.js";
+import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
 import { useMockService } from "../helpers/mock.js";
 import { install, makeProject } from "./helpers.js";
 
@@ -26,6 +27,31 @@ describe("svc-dl install: the directory lock", () => {
       const r = await install(shared.mock, p);
       expect(r.code, r.stderr).toBe(8);
       expect(JSON.parse(r.stderr).error.code).toBe("locked");
+      expect(shared.mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("--wait-lock gives up with exit 8 after the given time, timed by the run's clock", async () => {
+    const p = makeProject(MANIFEST);
+    const lock = await acquireDirLock(join(p.root, "out"));
+    try {
+      shared.mock.clearLog();
+      const clock = manualClock();
+      const started = clock.now();
+      const r = await runCli(["--wait-lock", "2", "install", "--json"], {
+        cwd: p.root,
+        env: {
+          SVC_BASE_URL: shared.mock.baseUrl,
+          SVC_API_KEY: shared.mock.apiKey,
+          SVC_DL_CACHE_DIR: p.cache,
+        },
+        clock,
+      });
+      expect(r.code, r.stderr).toBe(8);
+      expect(JSON.parse(r.stderr).error.code).toBe("locked");
+      expect(clock.now() - started).toBeGreaterThanOrEqual(2000); // no real second waited
       expect(shared.mock.requests).toEqual([]);
     } finally {
       await lock.release();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { acquireDirLock } from "../../src/outdir/lock.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
 import { envFor, tempDir } from "./download-helpers.js";
 
 let mock: MockService;
@@ -73,6 +74,34 @@ describe("directory lock", () => {
     );
     const r = await runCli(["asset", "get", "forest-pine-tree"], { env: envFor(mock), cwd: dir });
     expect(r.code).toBe(0);
+    expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
+  });
+});
+
+describe("takeover of a dead owner's lock with a deep tree planted in it", () => {
+  it("removes the tree iteratively and takes the lock", { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    let at = join(dir, ".svc-dl", "lock");
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    let levels = 0;
+    for (;;) {
+      try {
+        mkdirSync(join(at, "a"));
+      } catch {
+        break; // as deep as an absolute path allows (about 2,000 levels)
+      }
+      at = join(at, "a");
+      levels++;
+    }
+    expect(levels).toBeGreaterThan(1900);
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => dead.on("close", r));
+    writeFileSync(
+      join(dir, ".svc-dl", "lock-owner.json"),
+      JSON.stringify({ pid: dead.pid, host: hostname(), since: new Date().toISOString() }),
+    );
+    const lock = await acquireDirLock(dir);
+    await lock.release();
     expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
   });
 });
@@ -166,14 +195,17 @@ describe("--wait-lock SECONDS", () => {
     const dir = tempDir();
     const lock = await acquireDirLock(dir);
     try {
-      const started = Date.now();
+      const clock = manualClock();
+      const started = clock.now();
       const r = await runCli(["--wait-lock", "1", "packs", "sync", dir, "--json"], {
         env: envFor(mock),
+        clock,
       });
       expect(r.code).toBe(8);
       expect(JSON.parse(r.stderr).error.code).toBe("locked");
       expect(JSON.parse(r.stderr).error.hint).toContain("--wait-lock");
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      // the run's clock timed the wait: a full second on it, none of it real
+      expect(clock.now() - started).toBeGreaterThanOrEqual(1000);
       const now = await runCli(["packs", "sync", dir, "--json"], { env: envFor(mock) });
       expect(now.code).toBe(8);
     } finally {
@@ -204,10 +236,12 @@ describe("--wait-lock SECONDS", () => {
     const sleeps: number[] = [];
     const waited = acquireDirLock(dir, {
       waitSeconds: 2,
-      now: () => clock,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock += ms;
+      clock: {
+        now: () => clock,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
       },
     });
     await expect(waited).rejects.toMatchObject({ code: "locked", exitCode: 8 });

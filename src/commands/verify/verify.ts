@@ -54,6 +54,7 @@ export async function runVerify(
       waitSeconds: globals.waitLock,
       onWait: (l) => reporter.info(l),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      clock: ctx.clock,
     });
     try {
       const fixed = repair ? await repairAll(session, out, items) : forgetMissing(out, items);

@@ -6,7 +6,7 @@ import { NetworkError } from "../../../src/errors/network-error.js";
 import { ResponseError } from "../../../src/errors/response-error.js";
 import { SvcError } from "../../../src/errors/svc-error.js";
 import { HttpClient, MAX_REDIRECTS } from "../../../src/http/client.js";
-import type { Clock } from "../../../src/http/pacer.js";
+import type { Clock } from "../../../src/model.js";
 
 const API = "https://svc.example";
 const CDN = "https://cdn.example";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../src/errors/svc-error.js";
-import { budgetForPath, type Clock, RateLimitPacer } from "../../../src/http/pacer.js";
+import { budgetForPath, RateLimitPacer } from "../../../src/http/pacer.js";
+import type { Clock } from "../../../src/model.js";
 
 function fakeClock() {
   const sleeps: number[] = [];

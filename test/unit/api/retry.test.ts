@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/errors/api-error.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
 import { RateLimitedError } from "../../../src/errors/rate-limited-error.js";
-import type { Clock } from "../../../src/http/pacer.js";
 import { DEFAULT_RETRY, isRetryableStatus, RetryBudget } from "../../../src/http/retry.js";
+import type { Clock } from "../../../src/model.js";
 
 function setup(random: () => number, maxWaitSeconds = 300) {
   const sleeps: number[] = [];

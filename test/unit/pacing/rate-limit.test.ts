@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openTransferGate, TokenBucket } from "../../../src/download/rate-limit.js";
-import type { Clock } from "../../../src/http/pacer.js";
+import type { Clock } from "../../../src/model.js";
 import { Deadline, deadlineClock } from "../../../src/pacing/deadline.js";
 import { durationSeconds, rateBytesPerSecond } from "../../../src/pacing/units.js";
 import { manualClock } from "../../helpers/clock.js";
