@@ -58,6 +58,7 @@ export async function runVerify(
     });
     try {
       const fixed = repair ? await repairAll(session, out, items) : forgetMissing(out, items);
+      await out.flush(); // a record reported forgotten is gone from the disk (throws exit 8)
       if (!json) {
         fixed.forEach((item, i) => {
           if (fixes(items[i] as VerifyItem)) session.print(line(item));
