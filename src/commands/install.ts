@@ -104,7 +104,8 @@ async function install(
         notice,
       },
     );
-    if (globals.json) session.printJson(run.complete(doc));
+    const full = run.complete(doc);
+    if (globals.json) session.printJson(full);
     const changes = doc.lock_changes.map((c) => describeChange(c));
     if (changes.length === 0 && opts.update !== undefined) {
       changes.push("svc-dl.lock unchanged: the service serves the files it names");
