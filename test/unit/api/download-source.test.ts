@@ -1,25 +1,17 @@
-import { MockAgent } from "undici";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assetSource, packSource, routeSource } from "../../../src/api/download-source.js";
 import { legacySource } from "../../../src/api/legacy-download.js";
 import { packCatalog } from "../../../src/api/pack-catalog.js";
 import type { Pack } from "../../../src/api/schemas.js";
 import { ResponseError } from "../../../src/errors/response-error.js";
-import { HttpClient } from "../../../src/http/client.js";
+import type { HttpClient } from "../../../src/http/client.js";
+import { STUB_API, stubClient, useMockAgent } from "../../helpers/mock-agent.js";
 
 // Every download route is written once (src/api/); the pack listing is asked once per run.
-const API = "https://svc.example";
-let agent: MockAgent;
+const API = STUB_API;
+const agent = useMockAgent();
 
-function client(): HttpClient {
-  return new HttpClient({
-    baseUrl: new URL(API),
-    apiKey: () => "svc_live_abcdefghijklmnopqrstuvwxyz012345_00000000",
-    userAgent: "svc-dl/test",
-    dispatcher: agent,
-    clock: { now: () => 0, sleep: async () => {} },
-  });
-}
+const client = (): HttpClient => stubClient(agent());
 
 function pack(slug: string, downloads: Pack["downloads"]): Pack {
   return {
@@ -34,15 +26,6 @@ function pack(slug: string, downloads: Pack["downloads"]): Pack {
   };
 }
 
-beforeEach(() => {
-  agent = new MockAgent();
-  agent.disableNetConnect();
-});
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
 describe("pack sources", () => {
   it("lists the packs once for every pack of the run and uses the record's URLs", async () => {
     const data = [
@@ -51,7 +34,7 @@ describe("pack sources", () => {
         authoring: "/files/forest-a.zip",
       }),
     ];
-    agent
+    agent()
       .get(API)
       .intercept({ path: /^\/api\/v1\/packs\?/, method: "GET" })
       .reply(
