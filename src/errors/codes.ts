@@ -418,6 +418,11 @@ export const CODES = {
     // The throw site names the items (`svc-dl install --update SLUG`) or the missing entries.
     hint: "If the change is expected, run `svc-dl install --update` to record the new files in svc-dl.lock, then review its diff.",
   },
+  prune_limit: outcome(
+    ExitCode.failure,
+    "Check the list with `svc-dl packs sync DIR --prune --dry-run`, then raise --max-delete N if these packs really are gone.",
+    false,
+  ),
   sync_incomplete: outcome(
     ExitCode.failure,
     "Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",

@@ -13,6 +13,7 @@ import { deferredResult } from "./deferred.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
+import { DEFAULT_MAX_DELETE, pruneCounts, pruneStep } from "./prune.js";
 import { type Selection, type SelectionResult, selectPacks } from "./select.js";
 import { summarize } from "./summary.js";
 import { syncTargets } from "./targets.js";
@@ -24,7 +25,7 @@ import type {
   SyncReason,
   SyncStatus,
 } from "./types.js";
-import { readUnavailableMemo, writeUnavailableMemo } from "./unavailable-memo.js";
+import { readUnavailableMemo, rememberUnavailable } from "./unavailable-memo.js";
 
 /** Options of {@link runSync}. */
 export interface SyncOptions {
@@ -50,7 +51,11 @@ export interface SyncOptions {
    * transfer pacing must carry the same deadline so that waits and transfers stop at it.
    */
   deadline?: Deadline;
+  /** `--prune`/`--max-delete` (src/sync/prune.ts); default: such files are listed `not-owned`. */
+  prune?: { prune: boolean; maxDelete: number; today: string };
 }
+
+const PRUNE_OFF = { prune: false, maxDelete: DEFAULT_MAX_DELETE, today: "" };
 
 const NO_SELECTION: Selection = { include: [], exclude: [], categories: [] };
 
@@ -107,7 +112,8 @@ export async function runSync(
         clock: client.clock,
       });
   try {
-    const selection = selectPacks(await listPacks(client), opts.selection ?? NO_SELECTION);
+    const listed = await listPacks(client); // every page, or a throw: prune needs all of them
+    const selection = selectPacks(listed, opts.selection ?? NO_SELECTION);
     observer.selected?.(selection);
     const packs = selection.kept;
     const memo =
@@ -131,7 +137,7 @@ export async function runSync(
         if (stopped === undefined && opts.deadline?.reached()) stopped = opts.deadline.error();
         if (stopped !== undefined) {
           items.push(deferredResult(item));
-          observer.itemFinished?.(items[items.length - 1] as SyncItemResult, item);
+          observer.itemFinished?.(items.at(-1) as SyncItemResult, item);
           continue;
         }
         observer.itemStarted?.(item, ++position, count);
@@ -151,6 +157,12 @@ export async function runSync(
       items.push(result);
       observer.itemFinished?.(result, item);
     }
+    if (stopped === undefined) {
+      const owned = new Set(listed.map((p) => p.slug));
+      items.push(
+        ...(await pruneStep(out, owned, { ...PRUNE_OFF, ...opts.prune, dryRun: opts.dryRun })),
+      );
+    }
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);
     }
@@ -160,6 +172,7 @@ export async function runSync(
       summary: {
         ...summarize(items),
         filtered: selection.left.length,
+        ...pruneCounts(items),
         ...(opts.deadline ? { deferred: items.filter((i) => i.status === "deferred").length } : {}),
       },
     };
@@ -173,30 +186,6 @@ function restampIntact(out: OutputDir, plan: readonly PlannedItem[]): void {
   for (const item of plan) {
     if (item.recorded && item.restamp !== undefined) out.restamp(item.recorded.file, item.restamp);
   }
-}
-
-/**
- * Updates `<dir>/.svc-dl/sync-unavailable.json` from this run's authoring items: adds packs the
- * service answered `file_unavailable` for, drops packs whose authoring edition now downloaded
- * or was re-checked. Written only when something changed.
- */
-async function rememberUnavailable(
-  dir: string,
-  memo: ReadonlyMap<string, string>,
-  items: readonly SyncItemResult[],
-): Promise<void> {
-  const next = new Map(memo);
-  const now = new Date().toISOString();
-  for (const item of items) {
-    if (item.edition !== "authoring") continue;
-    if (item.status === "unavailable") {
-      if (!next.has(item.slug)) next.set(item.slug, now);
-    } else if (item.status !== "failed") {
-      next.delete(item.slug);
-    }
-  }
-  const same = next.size === memo.size && [...next.keys()].every((slug) => memo.has(slug));
-  if (!same) await writeUnavailableMemo(dir, next);
 }
 
 /** Whether an item makes a request in this run (and so gets a "pack N/M" line). */

@@ -44,7 +44,10 @@ export type SyncReason = FetchReason | KeepReason;
  * - `unavailable`: the pack has no authoring edition (not a failure);
  * - `failed`: an item-level failure; `error` says which;
  * - `deferred`: left for the next run by `--max-duration` (not started, or stopped at the
- *   deadline with its partial data kept and `error` `deadline_reached`).
+ *   deadline with its partial data kept and `error` `deadline_reached`);
+ * - `not-owned` / `would-prune` / `pruned` / `kept-modified`: a recorded file of a pack no longer
+ *   owned: listed, would move with `--prune --dry-run`, moved to `.svc-dl/trash/<date>/` with
+ *   `--prune`, or kept because its bytes differ from the record (src/sync/prune.ts).
  */
 export type SyncStatus =
   | "downloaded"
@@ -55,7 +58,11 @@ export type SyncStatus =
   | "would-download"
   | "unavailable"
   | "failed"
-  | "deferred";
+  | "deferred"
+  | "not-owned"
+  | "would-prune"
+  | "pruned"
+  | "kept-modified";
 
 /** One pack edition a sync looks after: the slug, the edition and its URL from the pack record. */
 export interface SyncTarget {

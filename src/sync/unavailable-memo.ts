@@ -3,6 +3,7 @@ import { z } from "zod";
 import { fsError } from "../errors/fs-error.js";
 import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
 import { checkStateDir, ensureStateDir, stateDirOf } from "../outdir/state.js";
+import type { SyncItemResult } from "./types.js";
 
 /** File in `<dir>/.svc-dl/` where `packs sync` remembers packs that have no authoring edition. */
 export const UNAVAILABLE_FILE = "sync-unavailable.json";
@@ -69,4 +70,28 @@ export async function writeUnavailableMemo(
   } catch (err) {
     throw fsError(`cannot write ${path}`, err);
   }
+}
+
+/**
+ * Updates `<dir>/.svc-dl/sync-unavailable.json` from this run's authoring items: adds packs the
+ * service answered `file_unavailable` for, drops packs whose authoring edition now downloaded
+ * or was re-checked. Written only when something changed.
+ */
+export async function rememberUnavailable(
+  dir: string,
+  memo: ReadonlyMap<string, string>,
+  items: readonly SyncItemResult[],
+): Promise<void> {
+  const next = new Map(memo);
+  const now = new Date().toISOString();
+  for (const item of items) {
+    if (item.edition !== "authoring") continue;
+    if (item.status === "unavailable") {
+      if (!next.has(item.slug)) next.set(item.slug, now);
+    } else if (item.status !== "failed") {
+      next.delete(item.slug);
+    }
+  }
+  const same = next.size === memo.size && [...next.keys()].every((slug) => memo.has(slug));
+  if (!same) await writeUnavailableMemo(dir, next);
 }

@@ -6,6 +6,7 @@ import {
   addRunOptions,
   examples,
   type OpenSession,
+  parseWholeNumber,
   RUN_OPTIONS_HELP,
   type RunOutputFlags,
 } from "../command-kit.js";
@@ -22,6 +23,10 @@ export interface PacksSyncOptions extends RunOutputFlags {
   checksum?: boolean;
   /** `--extract`: unpack each complete pack ZIP into `DIR/<file name without .zip>/`. */
   extract?: boolean;
+  /** `--prune`: move files recorded for packs no longer owned to DIR/.svc-dl/trash/<date>/. */
+  prune?: boolean;
+  /** `--max-delete N`: most files `--prune` moves (default 20). */
+  maxDelete?: number;
   /** `--include GLOB`... (repeatable). */
   include?: string[];
   /** `--exclude GLOB`... (repeatable). */
@@ -89,6 +94,11 @@ async function syncInto(
       checksum: opts.checksum === true,
       waitLock: globals.waitLock,
       extract: opts.extract === true,
+      prune: {
+        prune: opts.prune === true,
+        maxDelete: opts.maxDelete ?? 20,
+        today: new Date(session.ctx.clock?.now() ?? Date.now()).toISOString().slice(0, 10),
+      },
       selection: {
         include: opts.include ?? [],
         exclude: opts.exclude ?? [],
@@ -141,6 +151,11 @@ async function syncInto(
     }
     reporter.info(report.summaryLine(doc, dryRun));
     for (const line of report.failureLines(doc)) reporter.warn(line);
+    for (const i of doc.items.filter((i) =>
+      /^(not-owned|would-prune|pruned|kept-modified)$/.test(i.status),
+    )) {
+      reporter.info(`  ${i.slug} (${i.edition}): ${i.status}, ${i.path}`);
+    }
   }
   if (doc.summary.failed > 0) throw report.incompleteError(doc);
 }
@@ -166,7 +181,13 @@ export function packsSyncCommand(open: OpenSession): Command {
     .option("--include <glob>", "only packs whose slug matches (repeatable; * ? [...])", collect)
     .option("--exclude <glob>", "leave out packs whose slug matches (repeatable; wins)", collect)
     .option("--category <name>", "only packs with this category (repeatable, any case)", collect)
-    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)");
+    .option("--extract", "unpack each pack ZIP into DIR/<file name without .zip>/ (ZIPs kept)")
+    .option("--prune", "move files of packs you no longer own to DIR/.svc-dl/trash/<date>/")
+    .option(
+      "--max-delete <n>",
+      "--prune moves at most N files, else nothing (default 20)",
+      parseWholeNumber,
+    );
   return addRunOptions(cmd)
     .addHelpText(
       "after",
@@ -196,6 +217,7 @@ ${examples(
   "svc-dl packs sync ~/assets --report sync.json --metrics /var/lib/node_exporter/svc-dl.prom",
   "svc-dl packs sync ~/assets --on-item 'logger -t svc-dl \"$SVC_DL_ITEM_SLUG $SVC_DL_ITEM_STATUS\"'",
   "svc-dl --max-duration 2h --limit-rate 5M packs sync ~/assets",
+  "svc-dl packs sync ~/assets --prune --dry-run",
 )}`,
     )
     .action(async (dir: string | undefined, opts: PacksSyncOptions, cmd: Command) => {
