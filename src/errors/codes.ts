@@ -420,7 +420,10 @@ export const CODES = {
   },
   prune_limit: outcome(
     ExitCode.failure,
-    "Check the list with `svc-dl packs sync DIR --prune --dry-run`, then raise --max-delete N if these packs really are gone.",
+    (c) =>
+      c.has("--max-delete")
+        ? "Check the list with --prune --dry-run, then raise --max-delete N if these packs really are gone."
+        : null,
     false,
   ),
   sync_incomplete: outcome(
