@@ -123,7 +123,7 @@ async function moveIntoPlace(
   const dest = out.pathOf(lock.file);
   await out.record(recordOf(item, lock), () => {
     try {
-      durableRename(src, dest);
+      durableRename(src, dest, { dirs: out.dirSyncs });
     } catch (err) {
       rmSync(src, { force: true });
       throw fsError(`cannot move the file to ${dest}`, err);

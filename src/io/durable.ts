@@ -73,19 +73,50 @@ export function syncDir(dir: string, fs: DurableFs = real): void {
 /**
  * Renames the complete file `from` over `to` durably: `from` is flushed first (so the new name
  * never points at blocks that are not on the disk), then renamed, then the directory of `to`
- * (and of `from`, when it differs) is flushed. `fileSynced` skips the first flush when the
- * caller has just flushed the file through its own fd. Throws the file-system error.
+ * (and of `from`, when it differs) is flushed, at once or, with `dirs`, when that batch is
+ * flushed. `fileSynced` skips the first flush when the caller has just flushed the file through
+ * its own fd. Throws the file-system error.
  */
 export function durableRename(
   from: string,
   to: string,
-  opts: { fileSynced?: boolean } = {},
+  opts: { fileSynced?: boolean; dirs?: DirSyncBatch } = {},
   fs: DurableFs = real,
 ): void {
   if (opts.fileSynced !== true) syncFile(from, fs);
   fs.renameSync(from, to);
-  syncDir(dirname(to), fs);
-  if (dirname(from) !== dirname(to)) syncDir(dirname(from), fs);
+  const dirs = opts.dirs ?? new DirSyncBatch(fs);
+  dirs.add(dirname(to));
+  dirs.add(dirname(from));
+  if (opts.dirs === undefined) dirs.flush();
+}
+
+/**
+ * Directory flushes deferred to one {@link DirSyncBatch.flush}: a run that renames thousands of
+ * files into one folder (`install` placing cached items) flushes that folder once, not once per
+ * file. Each file is still flushed before its rename, so a name never points at blocks that are
+ * not on the disk; until the flush, a power cut can only lose names, which the next run's check
+ * of the recorded files finds missing and fetches again.
+ */
+export class DirSyncBatch {
+  readonly #dirs = new Set<string>();
+  readonly #fs: DurableFs;
+
+  constructor(fs: DurableFs = real) {
+    this.#fs = fs;
+  }
+
+  /** Adds `dir` (once, however often it is added) to the directories to flush. */
+  add(dir: string): void {
+    this.#dirs.add(dir);
+  }
+
+  /** Flushes every directory added since the last flush ({@link syncDir}); throws its error. */
+  flush(): void {
+    const dirs = [...this.#dirs];
+    this.#dirs.clear();
+    for (const dir of dirs) syncDir(dir, this.#fs);
+  }
 }
 
 /**

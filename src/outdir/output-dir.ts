@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fsError } from "../errors/fs-error.js";
+import { DirSyncBatch } from "../io/durable.js";
 import { makeDirectory } from "../io/mkdir.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { type JournalOp, JournalWriter, removeJournal, replayJournal } from "./journal.js";
@@ -51,6 +52,8 @@ export class OutputDir {
   /** The snapshot on disk is behind (a journal was found): rewrite it on close. */
   private stale: boolean;
   private closed = false;
+  /** Directory flushes of files placed in this run, done once by {@link close} (src/io/durable.ts). */
+  readonly dirSyncs = new DirSyncBatch();
 
   private constructor(
     dir: string,
@@ -239,6 +242,7 @@ export class OutputDir {
     this.closed = true;
     try {
       this.journal?.close();
+      this.dirSyncs.flush();
       if (this.writable && (this.journal || this.pending.length > 0 || this.stale)) {
         await writeState(this.dir, { version: 1, items: this.state.items });
         removeJournal(this.dir);

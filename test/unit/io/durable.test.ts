@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { openHashingWriter } from "../../../src/download/writer.js";
 import {
   BackgroundSync,
+  DirSyncBatch,
   type DurableFs,
   durableRename,
   syncDir,
@@ -184,5 +185,46 @@ describe("BackgroundSync and the download writer", () => {
     sync.close();
     await expect(sync.settled()).rejects.toThrow(/EIO/);
     expect(calls).toEqual(["fdatasync", "close"]);
+  });
+});
+
+describe("DirSyncBatch (many renames into one folder)", () => {
+  it("flushes each file before its rename, and each directory once, when the batch is flushed", () => {
+    const dir = tempDir();
+    const stage = join(dir, ".stage");
+    mkdirSync(stage);
+    const rec = recordingFs();
+    const batch = new DirSyncBatch(rec.fs);
+    for (const name of ["a.zip", "b.zip", "c.zip"]) {
+      writeFileSync(join(stage, name), name);
+      durableRename(join(stage, name), join(dir, name), { dirs: batch }, rec.fs);
+    }
+    const fsyncs = () => rec.calls.filter((c) => c.startsWith("fsync:"));
+    expect(fsyncs()).toEqual([
+      `fsync:${join(stage, "a.zip")}`,
+      `fsync:${join(stage, "b.zip")}`,
+      `fsync:${join(stage, "c.zip")}`,
+    ]);
+    for (const name of ["a.zip", "b.zip", "c.zip"]) {
+      const synced = rec.calls.indexOf(`fsync:${join(stage, name)}`);
+      const renamed = rec.calls.indexOf(`rename:${join(stage, name)}>${join(dir, name)}`);
+      expect(synced).toBeLessThan(renamed);
+    }
+    batch.flush();
+    expect(fsyncs().slice(3)).toEqual([`fsync:${dir}`, `fsync:${stage}`]);
+    batch.flush();
+    expect(fsyncs()).toHaveLength(5);
+    expect(readFileSync(join(dir, "b.zip"), "utf8")).toBe("b.zip");
+  });
+
+  it("without a batch, durableRename flushes the directories at once", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "x.part"), "x");
+    const rec = recordingFs();
+    durableRename(join(dir, "x.part"), join(dir, "x.zip"), {}, rec.fs);
+    expect(rec.calls.filter((c) => c.startsWith("fsync:"))).toEqual([
+      `fsync:${join(dir, "x.part")}`,
+      `fsync:${dir}`,
+    ]);
   });
 });
