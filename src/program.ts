@@ -10,6 +10,7 @@ import { cacheCommand } from "./commands/cache/command.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config/command.js";
+import { doctorCommand } from "./commands/doctor/doctor.js";
 import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/get.js";
 import { packCommand } from "./commands/pack/get.js";
@@ -175,6 +176,7 @@ More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`
   program.addCommand(assetsCommand(open));
   program.addCommand(legacyCommand(open));
   program.addCommand(verifyCommand(open));
+  program.addCommand(doctorCommand(open));
   program.addCommand(installCommand(open));
   program.addCommand(cacheCommand(open));
 

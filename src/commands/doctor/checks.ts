@@ -1,0 +1,104 @@
+import type { Session } from "../../session.js";
+
+/** One check of `svc-dl doctor` (cli-contract "Operating unattended"). */
+export interface DoctorCheck {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  finding: string;
+  /** The next step when not ok; null when ok. */
+  hint: string | null;
+}
+
+/** Node's version must be at least this (package.json `engines`). */
+const MIN_NODE = [20, 18] as const;
+
+/** The finding and hint of a failed step, from an SvcError-like error; never a key (errors are redacted). */
+function failure(name: string, err: unknown): DoctorCheck {
+  const e = err as { code?: string; message?: string; hint?: string; requestId?: string | null };
+  const id = e.requestId ? ` (request id ${e.requestId})` : "";
+  return {
+    name,
+    status: "fail",
+    finding: `${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ""}${id}`,
+    hint: e.hint ?? "Run again with --verbose for details.",
+  };
+}
+
+/** Node version against the minimum. */
+export function nodeCheck(version: string): DoctorCheck {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  return ok
+    ? { name: "node", status: "ok", finding: `Node ${version}`, hint: null }
+    : {
+        name: "node",
+        status: "fail",
+        finding: `Node ${version} is older than ${MIN_NODE.join(".")}`,
+        hint: `Install Node ${MIN_NODE.join(".")} or later.`,
+      };
+}
+
+/**
+ * The checks that need the session, in order: base URL, key (present and its source, then
+ * accepted, with its scopes), and with `dir` the state files. A check that cannot run because
+ * an earlier one failed is not reported.
+ */
+export async function sessionChecks(
+  session: Session,
+  dir: string | undefined,
+): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  try {
+    const { url, source } = await session.baseUrl();
+    const { describeSource } = await import("../../config/base-url.js");
+    checks.push({
+      name: "base-url",
+      status: "ok",
+      finding: `${url.origin} (${describeSource(source)})`,
+      hint: null,
+    });
+  } catch (err) {
+    return [failure("base-url", err)];
+  }
+  try {
+    const key = await session.apiKey();
+    const from = key.source === "env" ? "SVC_API_KEY" : "the config file";
+    checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
+    const { getMe } = await import("../../api/get-me.js");
+    const { me } = await getMe(await session.http());
+    const scopes = me.key.scopes.join(", ") || "none";
+    const missing = ["catalog:read", "downloads:read"].filter((s) => !me.key.scopes.includes(s));
+    checks.push(
+      missing.length === 0
+        ? { name: "key-accepted", status: "ok", finding: `accepted; scopes ${scopes}`, hint: null }
+        : {
+            name: "key-accepted",
+            status: "warn",
+            finding: `accepted; scopes ${scopes} (missing ${missing.join(", ")})`,
+            hint: "Create a key with catalog:read and downloads:read, then run `svc-dl auth login`.",
+          },
+    );
+  } catch (err) {
+    checks.push(
+      failure(checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key", err),
+    );
+  }
+  if (dir !== undefined) checks.push(await stateCheck(dir));
+  return checks;
+}
+
+/** DIR's `.svc-dl/` state files are readable and valid. */
+async function stateCheck(dir: string): Promise<DoctorCheck> {
+  try {
+    const { OutputDir } = await import("../../outdir/output-dir.js");
+    const n = OutputDir.inspect(dir).records().length;
+    return {
+      name: "state",
+      status: "ok",
+      finding: `${n} recorded file${n === 1 ? "" : "s"} in ${dir}`,
+      hint: null,
+    };
+  } catch (err) {
+    return failure("state", err);
+  }
+}
