@@ -423,7 +423,7 @@ export const CODES = {
     (c) =>
       c.has("--max-delete")
         ? "Check the list with --prune --dry-run, then raise --max-delete N if these packs really are gone."
-        : null,
+        : "Check what would move with a dry run, then allow more files to move if these packs really are gone.",
     false,
   ),
   sync_incomplete: outcome(
