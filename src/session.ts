@@ -141,22 +141,16 @@ export class Session {
     const id = `${resolved?.source ?? "given"}:${key ?? ""}`;
     const cached = this.#http.get(id);
     if (cached) return cached;
-    const [{ HttpClient }, { SvcError }, { withKeySource }] = await Promise.all([
-      import("./http/client.js"),
-      import("./errors/svc-error.js"),
+    const [{ createHttp }, { withKeySource }] = await Promise.all([
+      import("./services.js"),
       import("./config/api-key.js"),
     ]);
     const { url, source } = await this.baseUrl();
     const { describeSource } = await import("./config/base-url.js");
-    const client = new HttpClient({
+    const client = createHttp({
       baseUrl: url,
       baseUrlSource: describeSource(source),
-      apiKey: () => {
-        if (key === undefined) {
-          throw new SvcError(`no API key configured for ${url.origin}`, { code: "no_api_key" });
-        }
-        return key;
-      },
+      apiKey: key,
       userAgent: `svc-dl/${this.ctx.version}`,
       network: await this.networkSettings(),
       ...(this.ctx.dispatcher ? { dispatcher: this.ctx.dispatcher } : {}),

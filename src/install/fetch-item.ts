@@ -6,8 +6,7 @@
 import { assetSource, packSource } from "../api/download-source.js";
 import { type PackCatalog, packCatalog } from "../api/pack-catalog.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../download/engine.js";
-import { HttpClient } from "../http/client.js";
-import type { NetworkSettings } from "../http/dispatcher.js";
+import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import type { OutputDir } from "../outdir/output-dir.js";
 import type { ItemKey } from "./types.js";
@@ -37,43 +36,6 @@ export interface FetchOptions {
   progressLabel?: string;
   /** Overwrite a destination svc-dl did not record, and re-download a recorded one. */
   force?: boolean;
-}
-
-/** What the library needs to build an HTTP client for one operation. */
-export interface HttpSettings {
-  baseUrl: URL;
-  /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
-  apiKey: () => string;
-  userAgent: string;
-  /**
-   * Proxy, extra CAs and the environment they may come from (src/http/dispatcher.ts). The
-   * library passes the caller's `env` (default `{}`), never `process.env` on its own.
-   */
-  network: NetworkSettings;
-  signal?: AbortSignal | undefined;
-  /** Longest total wait on 429s, in seconds. */
-  maxWaitSeconds?: number | undefined;
-  onNotice?: ((line: string) => void) | undefined;
-}
-
-/**
- * Builds the HTTP client of one library operation (the CLI builds its own in src/session.ts):
- * the same transport (keep-alive dispatcher, proxy through `CONNECT`, extra CAs, 30 s silence
- * limit, retries and pacing). Throws UsageError (exit 2) `invalid_proxy` / `invalid_ca_file`
- * for a bad proxy address or an unreadable CA file.
- */
-export function createHttpClient(settings: HttpSettings): HttpClient {
-  return new HttpClient({
-    baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey,
-    userAgent: settings.userAgent,
-    network: settings.network,
-    ...(settings.signal ? { signal: settings.signal } : {}),
-    ...(settings.maxWaitSeconds !== undefined
-      ? { retry: { maxWaitSeconds: settings.maxWaitSeconds } }
-      : {}),
-    ...(settings.onNotice ? { onNotice: settings.onNotice } : {}),
-  });
 }
 
 /** Builds an {@link ItemFetcher}. */

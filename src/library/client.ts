@@ -8,8 +8,9 @@ import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient } from "../http/client.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
-import { createHttpClient, createItemFetcher } from "../install/fetch-item.js";
+import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
+import { createHttp } from "../services.js";
 import { progressFor } from "./progress.js";
 import type { ClientOptions, DownloadOptions, SvcDlClient } from "./types.js";
 
@@ -39,21 +40,19 @@ export function createClient(options: ClientOptions): SvcDlClient {
   const network = networkOf(options);
   const userAgent = `svc-dl/${packageVersion()}`;
   const http = (signal: AbortSignal | undefined): HttpClient =>
-    createHttpClient({
+    createHttp({
       baseUrl,
       userAgent,
       network,
-      signal,
-      maxWaitSeconds: options.maxWaitSeconds,
-      onNotice: options.onNotice,
-      apiKey: () => {
-        if (!apiKey) {
-          throw new SvcError(`no API key given for ${baseUrl.origin}`, {
-            code: "no_api_key",
-            hint: "Pass apiKey to createClient() (keys are created under Account › Connections › API keys).",
-          });
-        }
-        return apiKey;
+      ...(signal ? { signal } : {}),
+      ...(options.maxWaitSeconds !== undefined
+        ? { retry: { maxWaitSeconds: options.maxWaitSeconds } }
+        : {}),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
+      apiKey: apiKey || undefined,
+      missingKey: {
+        given: "given",
+        hint: "Pass apiKey to createClient() (keys are created under Account › Connections › API keys).",
       },
     });
 

@@ -1,0 +1,40 @@
+import { SvcError } from "./errors/svc-error.js";
+import { HttpClient } from "./http/client.js";
+import type { HttpClientOptions } from "./http/request-types.js";
+
+/**
+ * What a run's HTTP client is built from, by the CLI (`Session.http()`) and the library
+ * (`createClient`) alike: the client's own options, with the API key given as a value (or
+ * undefined) instead of a getter.
+ */
+export interface HttpServiceSettings extends Omit<HttpClientOptions, "apiKey"> {
+  /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
+  apiKey: string | undefined;
+  /** The `no_api_key` message's wording of where keys come from, and its hint. */
+  missingKey?: { given: "configured" | "given"; hint?: string };
+}
+
+/**
+ * The composition root of HTTP: the one place a run's {@link HttpClient} is built (keep-alive
+ * dispatcher or the injected one, proxy, extra CAs, retries, pacing, the run's clock and
+ * signal) and the one place `no_api_key` is thrown (cli-contract "Exit codes": 3). Throws
+ * UsageError (exit 2) `invalid_proxy` / `invalid_ca_file` for a bad proxy or CA file.
+ */
+export function createHttp(settings: HttpServiceSettings): HttpClient {
+  const { apiKey, missingKey, ...options } = settings;
+  return new HttpClient({
+    ...options,
+    apiKey: () => {
+      if (apiKey === undefined) {
+        throw new SvcError(
+          `no API key ${missingKey?.given ?? "configured"} for ${settings.baseUrl.origin}`,
+          {
+            code: "no_api_key",
+            ...(missingKey?.hint !== undefined ? { hint: missingKey.hint } : {}),
+          },
+        );
+      }
+      return apiKey;
+    },
+  });
+}
