@@ -5,7 +5,7 @@ import envPaths from "env-paths";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { makeDirectory } from "../io/mkdir.js";
-import { ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
+import { checkPrivateDir, ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
 import type { SettableKey } from "./settable-keys.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
@@ -45,9 +45,7 @@ export class ConfigStore {
   readonly #conf: Conf<ConfigSchema>;
 
   constructor(env: Readonly<Record<string, string | undefined>>) {
-    const dir = env.SVC_DL_CONFIG_DIR?.trim()
-      ? env.SVC_DL_CONFIG_DIR
-      : envPaths("svc-dl", { suffix: "" }).config;
+    const dir = configDirFrom(env);
     openPrivateDir(dir);
     assertSafeFile(join(dir, "config.json"));
     this.#conf = guard(
@@ -171,6 +169,30 @@ export class ConfigStore {
  * checks and tightens an existing one. Throws FileSystemError `unsafe_config` (exit 8) for a
  * symlink, another user's directory, or one writable by group or others.
  */
+/** The config directory: `SVC_DL_CONFIG_DIR` when set, else the OS config directory. */
+export function configDirFrom(env: Readonly<Record<string, string | undefined>>): string {
+  return env.SVC_DL_CONFIG_DIR?.trim()
+    ? env.SVC_DL_CONFIG_DIR
+    : envPaths("svc-dl", { suffix: "" }).config;
+}
+
+/**
+ * Checks the config directory and file as {@link ConfigStore} does, without creating or
+ * changing anything (for `doctor`). Returns the directory and whether the file exists (a
+ * missing directory: false). Throws FileSystemError `unsafe_config` as the store does.
+ */
+export function checkConfigSafety(env: Readonly<Record<string, string | undefined>>): {
+  dir: string;
+  file: boolean;
+} {
+  const dir = configDirFrom(env);
+  const exists = guard(
+    () => checkPrivateDir(dir, (problem) => unsafeConfig(`the config directory ${dir}`, problem)),
+    dir,
+  );
+  return { dir, file: exists && assertSafeFile(join(dir, "config.json")) };
+}
+
 function openPrivateDir(dir: string): void {
   guard(() => {
     makeDirectory(dirname(dir));

@@ -1,8 +1,9 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
 import { useMockService } from "../helpers/mock.js";
 
 /** `svc-dl doctor [DIR]` (cli-contract "Operating unattended"). */
@@ -60,5 +61,57 @@ describe("doctor", () => {
       env: shared.env(),
     });
     expect(ok.code).toBe(0);
+  });
+
+  it("a group-writable config dir fails the config check with a hint; a private one is ok", async () => {
+    const conf = mkdtempSync(join(tmpdir(), "svc-dl-doctor-conf-"));
+    chmodSync(conf, 0o770);
+    const r = await runCli(["doctor", "--json"], {
+      env: { ...shared.env(), SVC_DL_CONFIG_DIR: conf },
+    });
+    expect(r.code).toBe(1);
+    const check = (JSON.parse(r.stdout) as DoctorDoc).checks.find((c) => c.name === "config");
+    expect(check?.status).toBe("fail");
+    expect(check?.finding).toMatch(/writable by its group.*unsafe_config/);
+    expect(check?.hint).toMatch(/chmod 700/);
+    chmodSync(conf, 0o700);
+    const ok = await runCli(["doctor"], { env: { ...shared.env(), SVC_DL_CONFIG_DIR: conf } });
+    expect(ok.stdout).toMatch(/^ok config: /m);
+  });
+
+  it("a foreign or symlinked cache dir fails the cache check; an svc-dl cache reports its size", async () => {
+    const foreign = mkdtempSync(join(tmpdir(), "svc-dl-doctor-cache-"));
+    writeFileSync(join(foreign, "notes.txt"), "mine");
+    const r = await runCli(["doctor"], { env: { ...shared.env(), SVC_DL_CACHE_DIR: foreign } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^fail cache: .*notes\.txt.*foreign_cache_dir/m);
+    expect(r.stdout).toMatch(/hint: .*SVC_DL_CACHE_DIR/);
+
+    const link = join(mkdtempSync(join(tmpdir(), "svc-dl-doctor-link-")), "cache");
+    symlinkSync(mkdtempSync(join(tmpdir(), "svc-dl-doctor-target-")), link);
+    const l = await runCli(["doctor"], { env: { ...shared.env(), SVC_DL_CACHE_DIR: link } });
+    expect(l.code).toBe(1);
+    expect(l.stdout).toMatch(/^fail cache: .*symbolic link.*unsafe_cache_dir/m);
+
+    const ours = mkdtempSync(join(tmpdir(), "svc-dl-doctor-ours-"));
+    writeFileSync(join(ours, "CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55\n");
+    const hash = "ab".padEnd(64, "0");
+    mkdirSync(join(ours, "sha256", "ab"), { recursive: true });
+    writeFileSync(join(ours, "sha256", "ab", hash), "12345");
+    const ok = await runCli(["doctor"], { env: { ...shared.env(), SVC_DL_CACHE_DIR: ours } });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^ok cache: .*1 entry, 5 bytes/m);
+  });
+
+  it("a clock 5 minutes off the service's Date header warns (exit 0); in sync is ok", async () => {
+    const r = await runCli(["doctor"], {
+      env: shared.env(),
+      clock: manualClock(Date.now() + 5 * 60_000),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^warn clock: 30\d s ahead of the service/m);
+    expect(r.stdout).toMatch(/hint: .*signed download URLs expire/);
+    const ok = await runCli(["doctor"], { env: shared.env() });
+    expect(ok.stdout).toMatch(/^ok clock: [01] s /m);
   });
 });

@@ -13,7 +13,7 @@ export interface DoctorCheck {
 const MIN_NODE = [20, 18] as const;
 
 /** The finding and hint of a failed step, from an SvcError-like error; never a key (errors are redacted). */
-function failure(name: string, err: unknown): DoctorCheck {
+export function failure(name: string, err: unknown): DoctorCheck {
   const e = err as { code?: string; message?: string; hint?: string; requestId?: string | null };
   const id = e.requestId ? ` (request id ${e.requestId})` : "";
   return {
@@ -65,7 +65,7 @@ export async function sessionChecks(
     const from = key.source === "env" ? "SVC_API_KEY" : "the config file";
     checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
     const { getMe } = await import("../../api/get-me.js");
-    const { me } = await getMe(await session.http());
+    const { me, headers } = await getMe(await session.http());
     const scopes = me.key.scopes.join(", ") || "none";
     const missing = ["catalog:read", "downloads:read"].filter((s) => !me.key.scopes.includes(s));
     checks.push(
@@ -78,6 +78,8 @@ export async function sessionChecks(
             hint: "Create a key with catalog:read and downloads:read, then run `svc-dl auth login`.",
           },
     );
+    const now = (session.ctx.clock ?? { now: () => Date.now() }).now();
+    checks.push(clockCheck(headers.date, now));
   } catch (err) {
     checks.push(
       failure(checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key", err),
@@ -101,4 +103,34 @@ async function stateCheck(dir: string): Promise<DoctorCheck> {
   } catch (err) {
     return failure("state", err);
   }
+}
+
+/** Above this many seconds apart from the server's clock, doctor warns (signed URLs expire). */
+const MAX_SKEW_S = 60;
+
+/**
+ * Clock skew: the local clock (`nowMs`) against the `Date` header of a service response
+ * (cli-contract "Operating unattended"). Warns above {@link MAX_SKEW_S}, or without a date.
+ */
+export function clockCheck(date: string | string[] | undefined, nowMs: number): DoctorCheck {
+  const server = typeof date === "string" ? Date.parse(date) : Number.NaN;
+  if (Number.isNaN(server)) {
+    return {
+      name: "clock",
+      status: "warn",
+      finding: "the service sent no valid Date header",
+      hint: "Keep this machine's clock synchronised (NTP): signed download URLs expire.",
+    };
+  }
+  // A Date header has whole seconds: up to 1 s of the difference is its rounding.
+  const skew = Math.round((nowMs - server) / 1000);
+  const finding = `${Math.abs(skew)} s ${skew >= 0 ? "ahead of" : "behind"} the service`;
+  return Math.abs(skew) <= MAX_SKEW_S
+    ? { name: "clock", status: "ok", finding, hint: null }
+    : {
+        name: "clock",
+        status: "warn",
+        finding,
+        hint: "Synchronise this machine's clock (NTP): signed download URLs expire, so downloads can fail.",
+      };
 }

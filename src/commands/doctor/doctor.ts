@@ -9,13 +9,20 @@ import { examples, type OpenSession } from "../command-kit.js";
  * findings name where the key came from, and errors are redacted by the client.
  */
 export async function runDoctor(session: Session, dirArg: string | undefined): Promise<void> {
-  const [{ resolve }, { nodeCheck, sessionChecks }, { terminalText }] = await Promise.all([
+  const [{ resolve }, { nodeCheck, sessionChecks }, local, { terminalText }] = await Promise.all([
     import("node:path"),
     import("./checks.js"),
+    import("./local-checks.js"),
     import("../../io/terminal-text.js"),
   ]);
   const dir = dirArg === undefined ? undefined : resolve(session.ctx.cwd, dirArg);
-  const checks = [nodeCheck(process.versions.node), ...(await sessionChecks(session, dir))];
+  const { env, cwd } = session.ctx;
+  const checks = [
+    nodeCheck(process.versions.node),
+    await local.configCheck(env),
+    ...(await sessionChecks(session, dir)),
+    await local.cacheCheck(env, cwd),
+  ];
   if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
   if (session.globals.json) {
     session.printJson({ checks });
@@ -33,7 +40,7 @@ export async function runDoctor(session: Session, dirArg: string | undefined): P
 export function doctorCommand(open: OpenSession): Command {
   return new Command("doctor")
     .description(
-      "check Node, the service address, the API key and DIR's state; exit 1 if a check fails",
+      "check Node, config and cache safety, the service address, the API key, the clock and DIR's state; exit 1 if a check fails",
     )
     .argument("[dir]", "also check this synced directory's state files")
     .addHelpText(

@@ -1,0 +1,74 @@
+import { type DoctorCheck, failure } from "./checks.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Config directory and file safety (cli-contract "Configuration and credentials"): the same
+ * check the config store makes before reading a key, without creating anything.
+ */
+export async function configCheck(env: Env): Promise<DoctorCheck> {
+  try {
+    const { checkConfigSafety } = await import("../../config/store.js");
+    const { dir, file } = checkConfigSafety(env);
+    const finding = file ? `${dir} and its config.json are private` : `${dir} (no config file yet)`;
+    return { name: "config", status: "ok", finding, hint: null };
+  } catch (err) {
+    return failure("config", err);
+  }
+}
+
+/**
+ * Cache directory safety and size (cli-contract "Untrusted text, paths and caches"): a
+ * symlinked, shared or foreign cache fails as `install` would refuse it; a missing one is ok.
+ */
+export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
+  const [{ cacheDirFrom }, { cacheRefusals, CACHE_LAYOUT }, { findForeign }, { checkPrivateDir }] =
+    await Promise.all([
+      import("../../cache/location.js"),
+      import("../../cache/layout.js"),
+      import("../../io/owned-dir.js"),
+      import("../../io/safe-fs.js"),
+    ]);
+  const root = await cacheDirFrom(env, cwd);
+  const refusals = cacheRefusals(root, "use");
+  try {
+    if (!checkPrivateDir(root, (problem) => refusals.unsafe(root, problem))) {
+      return { name: "cache", status: "ok", finding: `${root} (not created yet)`, hint: null };
+    }
+    const foreign = findForeign(root, CACHE_LAYOUT);
+    if (foreign) throw refusals.foreign(foreign.entry, foreign.why, foreign.unmarked);
+    const { entries, bytes } = await cacheSize(root);
+    const finding = `${root}: ${entries} entr${entries === 1 ? "y" : "ies"}, ${bytes} bytes`;
+    return { name: "cache", status: "ok", finding, hint: null };
+  } catch (err) {
+    return failure("cache", err);
+  }
+}
+
+/** Entries and bytes below the cache's `sha256/` (lstat only: nothing is followed). */
+async function cacheSize(root: string): Promise<{ entries: number; bytes: number }> {
+  const [{ readdirSync, lstatSync }, { join }, { BY_HASH }] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+    import("../../cache/layout.js"),
+  ]);
+  let entries = 0;
+  let bytes = 0;
+  const top = join(root, BY_HASH);
+  let subs: string[] = [];
+  try {
+    subs = readdirSync(top);
+  } catch {
+    return { entries, bytes };
+  }
+  for (const sub of subs) {
+    if (!lstatSync(join(top, sub)).isDirectory()) continue;
+    for (const name of readdirSync(join(top, sub))) {
+      const st = lstatSync(join(top, sub, name));
+      if (!st.isFile()) continue;
+      entries += 1;
+      bytes += st.size;
+    }
+  }
+  return { entries, bytes };
+}
