@@ -28,6 +28,8 @@ export type {
   ClientOptions,
   DownloadOptions,
   InstallOptions,
+  PacingOptions,
+  ReportOptions,
   SvcDlClient,
   SyncOptions,
 } from "./library/types.js";

@@ -199,28 +199,13 @@ export class Session {
         });
       }
     }
-    const pacing = {
-      ...(rateBytesPerSecond !== undefined || deadline
-        ? { transferPacing: { rateBytesPerSecond, deadline } }
-        : {}),
-    };
-    if (!deadline) {
-      return {
-        signal: this.ctx.signal,
-        ...(this.ctx.clock ? { clock: this.ctx.clock } : {}),
-        ...pacing,
-      };
-    }
-    const [{ deadlineClock, deadlineSignal }, { systemClock }] = await Promise.all([
-      import("./pacing/deadline.js"),
-      import("./http/system-clock.js"),
-    ]);
-    const clock = deadlineClock(this.ctx.clock ?? systemClock, deadline);
-    // An injected (test) clock is the only time there is: no real-time timer then.
-    const signals = [this.ctx.signal, this.ctx.clock ? undefined : deadlineSignal(deadline)];
-    const live = signals.filter((s): s is AbortSignal => s !== undefined);
-    const signal = live.length > 1 ? AbortSignal.any(live) : live[0];
-    return { clock, ...(signal ? { signal } : {}), ...pacing };
+    const { runPacing } = await import("./pacing/run-pacing.js");
+    return runPacing({
+      rateBytesPerSecond,
+      deadline,
+      clock: this.ctx.clock,
+      signal: this.ctx.signal,
+    });
   }
 
   /**

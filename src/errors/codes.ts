@@ -307,6 +307,9 @@ export const CODES = {
   invalid_limit_rate: config(
     "Give bytes per second like curl: 500K, 5M, 1G (powers of 1024) or a plain number of bytes; at least 2K.",
   ),
+  invalid_max_duration: config(
+    "Give a duration like 90s, 30m, 2h, or a number of seconds above 0.",
+  ),
   no_base_url: config(
     "Set it with --base-url URL, the SVC_BASE_URL environment variable, or `svc-dl config set base-url URL`.",
   ),

@@ -1,4 +1,4 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
@@ -10,9 +10,18 @@ import type { HttpClient } from "../http/client.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
+import type { Deadline } from "../pacing/deadline.js";
 import { createHttp } from "../services.js";
+import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
 import { progressFor } from "./progress.js";
-import type { ClientOptions, DownloadOptions, SvcDlClient } from "./types.js";
+import type {
+  CallOptions,
+  ClientOptions,
+  DownloadOptions,
+  PacingOptions,
+  SvcDlClient,
+} from "./types.js";
+import { type OperationPacing, operationPacing, withReport } from "./unattended.js";
 
 /**
  * Creates a client of the asset download service for Node programs (cli-contract "Library"),
@@ -39,12 +48,12 @@ export function createClient(options: ClientOptions): SvcDlClient {
   }
   const network = networkOf(options);
   const userAgent = `svc-dl/${packageVersion()}`;
-  const http = (signal: AbortSignal | undefined): HttpClient =>
+  const http = (pacing: OperationPacing["http"]): HttpClient =>
     createHttp({
       baseUrl,
       userAgent,
       network,
-      ...(signal ? { signal } : {}),
+      ...pacing,
       ...(options.maxWaitSeconds !== undefined
         ? { retry: { maxWaitSeconds: options.maxWaitSeconds } }
         : {}),
@@ -56,19 +65,24 @@ export function createClient(options: ClientOptions): SvcDlClient {
       },
     });
 
-  /** Runs one operation with its own HTTP client, closed afterwards; maps an abort to `aborted`. */
+  /**
+   * Runs one operation with its own HTTP client (paced by `limitRate`/`maxDuration`, whose
+   * window starts now), closed afterwards; maps an abort to `aborted`.
+   */
   async function call<T>(
-    signal: AbortSignal | undefined,
-    op: (client: () => HttpClient) => Promise<T>,
+    opts: CallOptions & PacingOptions,
+    op: (client: () => HttpClient, deadline: Deadline | undefined) => Promise<T>,
   ): Promise<T> {
+    const { signal } = opts;
     if (signal?.aborted) throw abortedError(undefined);
+    const pacing = operationPacing(opts, signal);
     let client: HttpClient | undefined;
     const lazy = (): HttpClient => {
-      client ??= http(signal);
+      client ??= http(pacing.http);
       return client;
     };
     try {
-      return await op(lazy);
+      return await op(lazy, pacing.deadline);
     } catch (err) {
       if (signal?.aborted) throw abortedError(err);
       throw toSvcError(err);
@@ -78,7 +92,8 @@ export function createClient(options: ClientOptions): SvcDlClient {
   }
 
   const download = (kind: "pack" | "asset", slug: string, opts: DownloadOptions = {}) =>
-    call(opts.signal, async (client) => {
+    call(opts, async (client, deadline) => {
+      deadline?.check();
       const { validateSlug } = await import("../outdir/names.js");
       validateSlug(slug, `${kind} slug`);
       const fetcher = createItemFetcher({
@@ -104,46 +119,62 @@ export function createClient(options: ClientOptions): SvcDlClient {
 
   return {
     whoami: (opts = {}) =>
-      call(opts.signal, async (client) => {
+      call({ signal: opts.signal }, async (client) => {
         const { getMe } = await import("../api/get-me.js");
         return (await getMe(client())).me;
       }),
     listPacks: (opts = {}) =>
-      call(opts.signal, async (client) => {
+      call({ signal: opts.signal }, async (client) => {
         const { listPacks } = await import("../api/list-packs.js");
         return listPacks(client());
       }),
     listAssets: (opts = {}) =>
-      call(opts.signal, async (client) => {
+      call({ signal: opts.signal }, async (client) => {
         const { listAssets } = await import("../api/list-assets.js");
         return listAssets(client());
       }),
     downloadPack: (slug, opts) => download("pack", slug, opts),
     downloadAsset: (slug, opts) => download("asset", slug, opts),
     sync: (dir, opts = {}) =>
-      call(opts.signal, async (client) => {
+      call(opts, async (client, deadline) => {
         const { runSync } = await import("../sync/run.js");
-        return runSync(
-          client(),
-          {
-            dir: absolute(dir),
-            edition: opts.edition ?? "standard",
-            refresh: opts.refresh === true,
-            dryRun: opts.dryRun === true,
-            checksum: opts.checksum === true,
-            waitLock: opts.waitLock ?? 0,
-            extract: opts.extract === true,
-            selection: {
-              include: [...(opts.include ?? [])],
-              exclude: [...(opts.exclude ?? [])],
-              categories: [...(opts.categories ?? [])],
+        const abs = absolute(dir);
+        const head = { dir: abs };
+        const report = { file: opts.report, command: "packs sync", dir: abs, head };
+        const doc = await withReport(report, options.onNotice, async (run) => {
+          const synced = await runSync(
+            client(),
+            {
+              dir: abs,
+              edition: opts.edition ?? "standard",
+              refresh: opts.refresh === true,
+              dryRun: opts.dryRun === true,
+              checksum: opts.checksum === true,
+              waitLock: opts.waitLock ?? 0,
+              extract: opts.extract === true,
+              selection: {
+                include: [...(opts.include ?? [])],
+                exclude: [...(opts.exclude ?? [])],
+                categories: [...(opts.categories ?? [])],
+              },
+              prune: {
+                prune: opts.prune === true,
+                maxDelete: opts.maxDelete ?? DEFAULT_MAX_DELETE,
+                today: new Date().toISOString().slice(0, 10),
+              },
+              ...(deadline ? { deadline } : {}),
             },
-          },
-          progressFor(opts.onProgress),
-        );
+            progressFor(opts.onProgress),
+            { planned: () => run.begin(), itemFinished: (result) => run.settled(result) },
+          );
+          // stopped part-way by the deadline: the report says so, the call throws it
+          if (deadline && (synced.summary.deferred ?? 0) > 0) throw deadline.error();
+          return synced;
+        });
+        return doc;
       }),
     install: (opts = {}) =>
-      call(opts.signal, async (client) => {
+      call(opts, async (client, deadline) => {
         const { runInstall } = await import("../install/run.js");
         const cwd = absolute(opts.cwd);
         const manifest = opts.manifest ?? MANIFEST_FILE;
@@ -152,19 +183,28 @@ export function createClient(options: ClientOptions): SvcDlClient {
           progress: progressFor(opts.onProgress),
           ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         });
-        return runInstall(
-          fetcher,
-          {
-            manifestPath: isAbsolute(manifest) ? manifest : join(cwd, manifest),
-            frozen: opts.frozen === true,
-            update: opts.update,
-            cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
-            extract: opts.extract === true,
-            waitLock: opts.waitLock ?? 0,
-            signal: opts.signal,
-          },
-          options.onNotice ? { notice: options.onNotice } : {},
-        );
+        const manifestPath = isAbsolute(manifest) ? manifest : join(cwd, manifest);
+        const head = { manifest: manifestPath };
+        const report = { file: opts.report, command: "install", dir: dirname(manifestPath), head };
+        return withReport(report, options.onNotice, async (run) => {
+          deadline?.check();
+          return runInstall(
+            fetcher,
+            {
+              manifestPath,
+              frozen: opts.frozen === true,
+              update: opts.update,
+              cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
+              extract: opts.extract === true,
+              waitLock: opts.waitLock ?? 0,
+              signal: opts.signal,
+            },
+            {
+              ...(options.onNotice ? { notice: options.onNotice } : {}),
+              itemFinished: (result) => run.settled(result),
+            },
+          );
+        });
       }),
   };
 }

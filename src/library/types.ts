@@ -39,8 +39,30 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * Unattended pacing of an operation (cli-contract "Operating unattended"), as the CLI's
+ * `--limit-rate` and `--max-duration`. A bad value throws UsageError (exitCode 2)
+ * `invalid_limit_rate` / `invalid_max_duration` before any request.
+ */
+export interface PacingOptions {
+  /**
+   * Most bytes per second of every download body: a number of bytes per second, or curl's
+   * syntax (`"500K"`, `"5M"`, `"1G"`: powers of 1024). At least 2048 bytes per second.
+   * Default: no limit. The socket is paused, never buffered.
+   */
+  limitRate?: number | string | undefined;
+  /**
+   * The operation's time window: seconds (a number above 0, or `"90s"`, `"30m"`, `"2h"`)
+   * counted from the call, or a `Date` at which it ends. No item starts after it, a running
+   * download stops at it (partial data kept, the next call resumes it), and the operation
+   * throws an error with code `deadline_reached` (exitCode 10, retryable) unless everything
+   * finished. With `report`, the document lists the items not started as `deferred`.
+   */
+  maxDuration?: number | string | Date | undefined;
+}
+
 /** Options of `downloadPack` / `downloadAsset` (cli-contract "Downloads"). */
-export interface DownloadOptions extends CallOptions {
+export interface DownloadOptions extends CallOptions, PacingOptions {
   /** Output directory (absolute, or relative to `process.cwd()`); default the working directory. */
   dir?: string | undefined;
   /** Pack edition; default `standard` (ignored for assets). */
@@ -54,7 +76,7 @@ export interface DownloadOptions extends CallOptions {
 }
 
 /** Options of `sync` (cli-contract "packs sync"). */
-export interface SyncOptions extends CallOptions {
+export interface SyncOptions extends CallOptions, PacingOptions, ReportOptions {
   edition?: "standard" | "authoring" | "all" | undefined;
   /** Re-validate complete packs with one conditional request each. */
   refresh?: boolean | undefined;
@@ -72,11 +94,35 @@ export interface SyncOptions extends CallOptions {
   exclude?: readonly string[] | undefined;
   /** Keep only packs with any of these categories, any case (as `--category`). */
   categories?: readonly string[] | undefined;
+  /**
+   * Move the files `dir` records for packs no longer owned to `<dir>/.svc-dl/trash/<UTC date>/`
+   * (never deleted; status `pruned`), only after a complete listing, as `--prune`. Never a
+   * file svc-dl did not record or whose bytes differ (`kept-modified`). Default: such files
+   * are listed `not-owned`. With `dryRun`: `would-prune`, nothing moved.
+   */
+  prune?: boolean | undefined;
+  /**
+   * Most files `prune` may move (as `--max-delete`); default 20. More would be moved: nothing
+   * is moved and the call throws `prune_limit` (exitCode 1).
+   */
+  maxDelete?: number | undefined;
   onProgress?: ProgressCallback | undefined;
 }
 
+/** Options of a multi-item operation that can leave its document in a file. */
+export interface ReportOptions {
+  /**
+   * A file (absolute, or relative to `process.cwd()`) that receives the operation's JSON
+   * document, as `--report` writes it: atomically (temp file + rename in its folder), on every
+   * exit. A call that throws part-way leaves `"complete": false`, `"error": {code, message,
+   * request_id, retryable, hint}` and the items settled so far. A report that cannot be
+   * written is a `warning:` notice (`onNotice`), never a failure of the call.
+   */
+  report?: string | undefined;
+}
+
 /** Options of `install` (cli-contract "Manifest, lock and cache"). */
-export interface InstallOptions extends CallOptions {
+export interface InstallOptions extends CallOptions, PacingOptions, ReportOptions {
   /** The manifest file; default `svc-dl.json` in `cwd`. */
   manifest?: string | undefined;
   /** Directory a relative `manifest` is resolved against; default `process.cwd()`. */

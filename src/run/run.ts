@@ -87,15 +87,12 @@ async function finishRun(
   let svcError: SvcError | undefined;
   let error: RunError | undefined;
   if (failure) {
-    const { toSvcError, hintFor } = await import("../errors/format.js");
+    const [{ toSvcError }, { runErrorOf }] = await Promise.all([
+      import("../errors/format.js"),
+      import("./error.js"),
+    ]);
     svcError = toSvcError(failure.err);
-    error = {
-      code: svcError.code,
-      message: svcError.message,
-      request_id: svcError.requestId,
-      retryable: svcError.retryable,
-      hint: hintFor(svcError),
-    };
+    error = runErrorOf(svcError);
   }
   const doc: RunDocument = run.document(error);
   const exitCode = svcError?.exitCode ?? session.exitCode;

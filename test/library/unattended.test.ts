@@ -1,0 +1,98 @@
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { createClient } from "../../src/index.js";
+import * as services from "../../src/services.js";
+import { useMockService } from "../helpers/mock.js";
+
+// createHttp wrapped (still the real one) to see the settings the library builds its client with
+vi.mock("../../src/services.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/services.js")>();
+  return { ...real, createHttp: vi.fn(real.createHttp) };
+});
+
+/** The library's unattended options (cli-contract "Library", "Operating unattended"). */
+
+const shared = useMockService({ packSize: 64 * 1024, assetSize: 16 * 1024 });
+const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
+const client = () => createClient({ baseUrl: shared.mock.baseUrl, apiKey: shared.mock.apiKey });
+
+describe("library: unattended options", () => {
+  it("sync with prune moves a recorded file of a pack no longer owned to the trash", async () => {
+    const dir = tempDir("svc-dl-lib-prune-");
+    await client().sync(dir);
+    const statePath = join(dir, ".svc-dl", "state.json");
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as {
+      items: Record<string, Record<string, unknown>>;
+    };
+    const [name, rec] = Object.entries(state.items)[0] ?? [];
+    if (!name || !rec) throw new Error("no record");
+    copyFileSync(join(dir, name), join(dir, "gone-1.zip"));
+    state.items["gone-1.zip"] = { ...rec, slug: "gone-1", file: "gone-1.zip", mtime_ms: undefined };
+    writeFileSync(statePath, JSON.stringify(state));
+
+    const doc = await client().sync(dir, { prune: true, maxDelete: 5 });
+    expect(doc.items.filter((i) => i.status === "pruned").map((i) => i.slug)).toEqual(["gone-1"]);
+    expect(existsSync(join(dir, "gone-1.zip"))).toBe(false);
+    const days = readdirSync(join(dir, ".svc-dl", "trash"));
+    expect(readdirSync(join(dir, ".svc-dl", "trash", days[0] ?? ""))).toContain("gone-1.zip");
+  });
+
+  it("limitRate reaches the HTTP client as transfer pacing, in bytes per second", async () => {
+    const createHttp = vi.mocked(services.createHttp);
+    createHttp.mockClear();
+    const dir = tempDir("svc-dl-lib-rate-");
+    await client().downloadAsset("free-sample-cube", { dir, limitRate: "5M" });
+    expect(createHttp.mock.calls[0]?.[0].transferPacing?.rateBytesPerSecond).toBe(5 * 1024 ** 2);
+    createHttp.mockClear();
+    await client().sync(dir, { limitRate: 65536, include: ["none-*"] });
+    expect(createHttp.mock.calls[0]?.[0].transferPacing?.rateBytesPerSecond).toBe(65536);
+    await expect(client().sync(dir, { limitRate: "fast" })).rejects.toMatchObject({
+      code: "invalid_limit_rate",
+      exitCode: 2,
+    });
+  });
+
+  it("report writes the run's document atomically", async () => {
+    const dir = tempDir("svc-dl-lib-report-");
+    const report = join(tempDir("svc-dl-lib-reports-"), "sync.json");
+    const doc = await client().sync(dir, { report });
+    const written = JSON.parse(readFileSync(report, "utf8")) as Record<string, unknown>;
+    expect(written).toEqual({ ...JSON.parse(JSON.stringify(doc)), complete: true });
+    expect((written.items as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("a maxDuration already past throws deadline_reached with nothing downloaded", async () => {
+    const dir = tempDir("svc-dl-lib-deadline-");
+    const report = join(dir, "report.json");
+    shared.mock.clearLog();
+    await expect(
+      client().sync(dir, { maxDuration: new Date(Date.now() - 1000), report }),
+    ).rejects.toMatchObject({ code: "deadline_reached", exitCode: 10 });
+    expect(shared.mock.requests.filter((r) => r.origin === "cdn")).toHaveLength(0);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".zip"))).toEqual([]);
+    const written = JSON.parse(readFileSync(report, "utf8")) as {
+      complete: boolean;
+      error: { code: string };
+      items: { status: string }[];
+    };
+    expect(written.complete).toBe(false);
+    expect(written.error.code).toBe("deadline_reached");
+    // stopped before any item started: none is listed as settled otherwise than deferred
+    expect(written.items.filter((i) => i.status !== "deferred")).toEqual([]);
+    await expect(
+      client().downloadAsset("free-sample-cube", { dir, maxDuration: new Date(0) }),
+    ).rejects.toMatchObject({ code: "deadline_reached" });
+    await expect(client().sync(dir, { maxDuration: "soon" })).rejects.toMatchObject({
+      code: "invalid_max_duration",
+    });
+  });
+});
