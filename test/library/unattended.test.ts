@@ -8,16 +8,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
-import * as services from "../../src/services.js";
+import { operationPacing } from "../../src/library/unattended.js";
 import { useMockService } from "../helpers/mock.js";
-
-// createHttp wrapped (still the real one) to see the settings the library builds its client with
-vi.mock("../../src/services.js", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../src/services.js")>();
-  return { ...real, createHttp: vi.fn(real.createHttp) };
-});
 
 /** The library's unattended options (cli-contract "Library", "Operating unattended"). */
 
@@ -46,19 +40,23 @@ describe("library: unattended options", () => {
     expect(readdirSync(join(dir, ".svc-dl", "trash", days[0] ?? ""))).toContain("gone-1.zip");
   });
 
-  it("limitRate reaches the HTTP client as transfer pacing, in bytes per second", async () => {
-    const createHttp = vi.mocked(services.createHttp);
-    createHttp.mockClear();
+  it("limitRate becomes the HTTP client's transfer pacing, in bytes per second", async () => {
+    expect(operationPacing({ limitRate: "5M" }, undefined).http.transferPacing).toMatchObject({
+      rateBytesPerSecond: 5 * 1024 ** 2,
+    });
+    expect(operationPacing({ limitRate: 65536 }, undefined).http.transferPacing).toMatchObject({
+      rateBytesPerSecond: 65536,
+    });
+    // a paced call still completes, and a bad rate is refused before any request
     const dir = tempDir("svc-dl-lib-rate-");
-    await client().downloadAsset("free-sample-cube", { dir, limitRate: "5M" });
-    expect(createHttp.mock.calls[0]?.[0].transferPacing?.rateBytesPerSecond).toBe(5 * 1024 ** 2);
-    createHttp.mockClear();
-    await client().sync(dir, { limitRate: 65536, include: ["none-*"] });
-    expect(createHttp.mock.calls[0]?.[0].transferPacing?.rateBytesPerSecond).toBe(65536);
+    const doc = await client().downloadAsset("free-sample-cube", { dir, limitRate: "1M" });
+    expect(existsSync(doc.path)).toBe(true);
+    shared.mock.clearLog();
     await expect(client().sync(dir, { limitRate: "fast" })).rejects.toMatchObject({
       code: "invalid_limit_rate",
       exitCode: 2,
     });
+    expect(shared.mock.requests).toHaveLength(0);
   });
 
   it("report writes the run's document atomically", async () => {
