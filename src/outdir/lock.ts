@@ -220,6 +220,20 @@ function acquirerDied(stateDir: string, ownIntent: string): boolean {
   return true;
 }
 
+/**
+ * Who holds `dir`'s lock, read-only (for `doctor`): undefined when there is no lock; else its
+ * owner text (`pid N on HOST since T`, from the untrusted owner record, or "unknown owner")
+ * and whether it is live (a dead owner on this host is taken over by the next run).
+ */
+export function lockHolder(dir: string): { owner: string; live: boolean } | undefined {
+  const stateDir = stateDirOf(dir);
+  if (!lstatIfExists(join(stateDir, "lock"))?.isDirectory()) return undefined;
+  const owner = readOwner(join(stateDir, "lock-owner.json"));
+  if (!owner) return { owner: "unknown owner", live: true };
+  const live = owner.host !== hostname() || isAlive(owner.pid);
+  return { owner: `pid ${owner.pid} on ${owner.host} since ${owner.since}`, live };
+}
+
 function readOwner(path: string): LockOwner | undefined {
   try {
     const text = readRegularFile(path, 4096);

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -113,5 +113,22 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/hint: .*signed download URLs expire/);
     const ok = await runCli(["doctor"], { env: shared.env() });
     expect(ok.stdout).toMatch(/^ok clock: [01] s /m);
+  });
+
+  it("with DIR: a live lock holder warns with its owner; free space is reported", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-dl-doctor-lock-"));
+    const free = await runCli(["doctor", dir], { env: shared.env() });
+    expect(free.stdout).toMatch(/^ok lock: .* is not locked/m);
+    expect(free.stdout).toMatch(/^ok free-space: [1-9]\d* bytes free at /m);
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
+    chmodSync(join(dir, ".svc-dl"), 0o700);
+    const owner = { pid: process.pid, host: hostname(), since: "2026-01-01T00:00:00Z" };
+    writeFileSync(join(dir, ".svc-dl", "lock-owner.json"), JSON.stringify(owner), { mode: 0o600 });
+    const r = await runCli(["doctor", dir, "--json"], { env: shared.env() });
+    expect(r.code).toBe(0);
+    const lock = (JSON.parse(r.stdout) as DoctorDoc).checks.find((c) => c.name === "lock");
+    expect(lock?.status).toBe("warn");
+    expect(lock?.finding).toContain(`pid ${process.pid} on `);
+    expect(lock?.hint).toMatch(/--wait-lock/);
   });
 });

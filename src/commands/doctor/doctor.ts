@@ -22,6 +22,7 @@ export async function runDoctor(session: Session, dirArg: string | undefined): P
     await local.configCheck(env),
     ...(await sessionChecks(session, dir)),
     await local.cacheCheck(env, cwd),
+    ...(dir === undefined ? [] : [await local.lockCheck(dir), await local.spaceCheck(dir)]),
   ];
   if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
   if (session.globals.json) {

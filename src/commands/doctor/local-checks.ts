@@ -72,3 +72,44 @@ async function cacheSize(root: string): Promise<{ entries: number; bytes: number
   }
   return { entries, bytes };
 }
+
+/** With DIR: who holds its lock (cli-contract "Downloads"); a live holder warns. */
+export async function lockCheck(dir: string): Promise<DoctorCheck> {
+  try {
+    const { lockHolder } = await import("../../outdir/lock.js");
+    const held = lockHolder(dir);
+    if (!held) return { name: "lock", status: "ok", finding: `${dir} is not locked`, hint: null };
+    return held.live
+      ? {
+          name: "lock",
+          status: "warn",
+          finding: `held by another svc-dl run (${held.owner})`,
+          hint: "Let that run finish; a sync started now exits 8 (locked) unless given --wait-lock SECONDS.",
+        }
+      : {
+          name: "lock",
+          status: "ok",
+          finding: `left by a run that died (${held.owner}); the next run takes it over`,
+          hint: null,
+        };
+  } catch (err) {
+    return failure("lock", err);
+  }
+}
+
+/** With DIR: free space on its file system (statfs; DIR or its nearest existing parent). */
+export async function spaceCheck(dir: string): Promise<DoctorCheck> {
+  const [{ statfsSync, existsSync }, { dirname }] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+  ]);
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    const st = statfsSync(at);
+    const free = Number(st.bavail) * Number(st.bsize);
+    return { name: "free-space", status: "ok", finding: `${free} bytes free at ${at}`, hint: null };
+  } catch (err) {
+    return failure("free-space", err);
+  }
+}
