@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import type { DownloadResult, DownloadSource } from "../download/engine.js";
+import { DeadlineError } from "../errors/interrupted-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { HttpClient } from "../http/client.js";
@@ -98,12 +99,14 @@ async function getMany(
   req: GetManyRequest,
   run: RunRecorder,
 ): Promise<GetManyDocument> {
-  const [{ resolveDestination }, { downloadItem }, { OutputDir }, failure] = await Promise.all([
-    import("../outdir/destination.js"),
-    import("../download/engine.js"),
-    import("../outdir/output-dir.js"),
-    import("../sync/failure.js"),
-  ]);
+  const [{ resolveDestination }, { downloadItem }, { OutputDir }, failure, deferral] =
+    await Promise.all([
+      import("../outdir/destination.js"),
+      import("../download/engine.js"),
+      import("../outdir/output-dir.js"),
+      import("../sync/failure.js"),
+      import("../run/deferred.js"),
+    ]);
   const { toJsonDocument } = await import("../download/run-get.js");
   const { ctx, globals, reporter } = session;
   checkSeveralOutput(req.output, ctx.cwd);
@@ -119,10 +122,15 @@ async function getMany(
     clock: ctx.clock,
   });
   run.begin();
+  const gate = new deferral.DeferralGate(session.deadline);
   try {
     let position = 0;
     for (const { item, source } of req.items) {
       position += 1;
+      if (gate.defers()) {
+        run.settled({ ...item, ...deferral.deferredFields() });
+        continue;
+      }
       // no header line: the item's own line (progress or failure) carries the position
       const label = `${item.kind} ${position}/${req.items.length}`;
       try {
@@ -146,6 +154,10 @@ async function getMany(
         }
         if (!globals.json) session.print(result.path);
       } catch (err) {
+        if (err instanceof DeadlineError) {
+          run.settled({ ...item, ...deferral.deferredFields(gate.stop(err)) });
+          continue;
+        }
         if (client.signal?.aborted) throw err;
         if (failure.classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
         const error = failure.itemError(err as SvcError);
@@ -162,6 +174,8 @@ async function getMany(
     progress.stop();
     await out.close();
   }
+  // stopped part-way: recordRun prints and writes every item ("complete": false, the error)
+  if (gate.stopped) throw gate.stopped;
   const s = doc.summary;
   reporter.info(
     `${req.items.length} items: ${s.downloaded} downloaded, ${s.up_to_date} up to date, ${s.failed} failed`,

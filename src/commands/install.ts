@@ -85,6 +85,7 @@ async function install(
         waitLock: globals.waitLock,
         signal: ctx.signal,
         clock: ctx.clock,
+        deadline: session.deadline,
       },
       {
         planned: (m) => {
@@ -132,6 +133,7 @@ function itemLine(r: InstallItemResult): string {
   const what =
     r.kind === "pack" ? `pack ${r.slug} (${r.edition ?? "standard"})` : `asset ${r.slug}`;
   if (r.status === "failed") return `${what}: failed (${r.error?.code ?? "error"})`;
+  if (r.status === "deferred") return `${what}: deferred to the next run (--max-duration)`;
   if (r.status === "lock-mismatch") return `${what}: lock mismatch: ${r.reason ?? ""}`;
   const from = { local: "already in dir", cache: "from the cache", network: "from the network" };
   return `${what}: ${r.status} (${r.source ? from[r.source] : "unknown source"})`;

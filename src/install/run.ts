@@ -1,9 +1,12 @@
 import { ContentCache } from "../cache/cache.js";
 import { ExitCode } from "../errors/exit-codes.js";
+import type { DeadlineError } from "../errors/interrupted-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { Clock } from "../model.js";
 import { OutputDir } from "../outdir/output-dir.js";
+import type { Deadline } from "../pacing/deadline.js";
+import { DeferralGate, deferredFields } from "../run/deferred.js";
 import { classifyFailure, itemError } from "../sync/failure.js";
 import { extractInstalledPack } from "./extract.js";
 import type { ItemFetcher } from "./fetch-item.js";
@@ -40,6 +43,11 @@ export interface InstallOptions {
   signal?: AbortSignal | undefined;
   /** The run's clock, which times the lock wait; default the system clock. */
   clock?: Clock | undefined;
+  /**
+   * `--max-duration`: no item starts after it; the item running at it and those not started
+   * are `deferred`, then the deadline error is thrown (cli-contract "Operating unattended").
+   */
+  deadline?: Deadline | undefined;
 }
 
 /** What an install tells its caller while it runs (human output lives in the command). */
@@ -104,8 +112,14 @@ export async function runInstall(
     onWait: (line) => observer.notice?.(line),
   });
   const settled: Settled[] = [];
+  const gate = new DeferralGate(opts.deadline);
   try {
     for (const item of manifest.items) {
+      if (gate.defers()) {
+        settled.push(deferred(item));
+        observer.itemFinished?.(settled.at(-1)?.result as InstallItemResult);
+        continue;
+      }
       const ctx: SettleContext = {
         dir: manifest.dir,
         out,
@@ -115,13 +129,17 @@ export async function runInstall(
         signal: opts.signal,
         notice: (line) => observer.notice?.(line),
       };
-      const one = await settleItem(fetcher, item, locked.get(itemKey(item)), ctx);
+      const one = await settleItem(fetcher, item, locked.get(itemKey(item)), ctx).catch(
+        (err: unknown) => deferred(item, gate.stop(err)),
+      );
       settled.push(one);
       observer.itemFinished?.(one.result);
     }
   } finally {
     await out.close();
   }
+  // stopped part-way: the caller's run document lists every item, the rest deferred
+  if (gate.stopped) throw gate.stopped;
   const doc = document(settled.map((s) => s.result));
   const mismatched = doc.items.filter((i) => i.status === "lock-mismatch");
   if (mismatched.length > 0) throw lockMismatchError(lockPath, mismatched, doc);
@@ -157,6 +175,14 @@ function updateSelector(
   }
   const named = new Set(update);
   return (item) => named.has(item.slug);
+}
+
+/** An item `--max-duration` left for the next run (`stopped`: it was running at the deadline). */
+function deferred(item: InstallItemRef, stopped?: DeadlineError): Settled {
+  return {
+    entry: undefined,
+    result: { ...base(item), reason: null, source: null, ...deferredFields(stopped) },
+  };
 }
 
 /** The result of an item that `--frozen` found missing from the lock. */

@@ -42,7 +42,8 @@ export type InstallSource = "cache" | "network" | "local";
  * `status` of an install item: the sync statuses (`downloaded`, `resumed`, `up-to-date`,
  * `adopted`, `repaired`, `failed`) plus `cached` (copied from the cache into `dir`; no request)
  * and `lock-mismatch` (the bytes differ from the lock entry, or `--frozen` and the item is not
- * in the lock; nothing was put into `dir`).
+ * in the lock; nothing was put into `dir`) and `deferred` (left for the next run by
+ * `--max-duration`; only in the document of a run that stopped at the deadline).
  */
 export type InstallStatus =
   | "downloaded"
@@ -52,6 +53,7 @@ export type InstallStatus =
   | "adopted"
   | "repaired"
   | "lock-mismatch"
+  | "deferred"
   | "failed";
 
 /** One item of the `install --json` document: as in `packs sync`, plus `kind` and `source`. */

@@ -2,13 +2,13 @@ import { join } from "node:path";
 import { listPacks } from "../api/list-packs.js";
 import { downloadItem } from "../download/engine.js";
 import { checkUpstream } from "../download/revalidate.js";
-import { DeadlineError } from "../errors/interrupted-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
+import { DeferralGate } from "../run/deferred.js";
 import { deferredResult } from "./deferred.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
@@ -130,12 +130,11 @@ export async function runSync(
     const count = plan.filter((p) => needsRequest(p, opts)).length;
     let position = 0;
     const items: SyncItemResult[] = [];
-    let stopped: DeadlineError | undefined;
+    const gate = new DeferralGate(opts.deadline);
     for (const item of plan) {
       let label: string | undefined;
       if (needsRequest(item, opts)) {
-        if (stopped === undefined && opts.deadline?.reached()) stopped = opts.deadline.error();
-        if (stopped !== undefined) {
+        if (gate.defers()) {
           items.push(deferredResult(item));
           observer.itemFinished?.(items.at(-1) as SyncItemResult, item);
           continue;
@@ -147,17 +146,15 @@ export async function runSync(
       try {
         result = await settle(client, out, item, opts, progress, observer, label);
       } catch (err) {
-        if (!(err instanceof DeadlineError)) throw err;
-        stopped = err;
-        result = deferredResult(item, err);
+        result = deferredResult(item, gate.stop(err));
       }
-      if (opts.extract === true && !opts.dryRun && stopped === undefined) {
+      if (opts.extract === true && !opts.dryRun && gate.stopped === undefined) {
         result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
       }
       items.push(result);
       observer.itemFinished?.(result, item);
     }
-    if (stopped === undefined) {
+    if (gate.stopped === undefined) {
       const owned = new Set(listed.map((p) => p.slug));
       items.push(
         ...(await pruneStep(out, owned, { ...PRUNE_OFF, ...opts.prune, dryRun: opts.dryRun })),
