@@ -1,3 +1,6 @@
+import { getMe } from "../../api/get-me.js";
+import { describeSource } from "../../config/base-url.js";
+import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
 
 /** One check of `svc-dl doctor` (cli-contract "Operating unattended"). */
@@ -50,7 +53,6 @@ export async function sessionChecks(
   const checks: DoctorCheck[] = [];
   try {
     const { url, source } = await session.baseUrl();
-    const { describeSource } = await import("../../config/base-url.js");
     checks.push({
       name: "base-url",
       status: "ok",
@@ -64,7 +66,6 @@ export async function sessionChecks(
     const key = await session.apiKey();
     const from = key.source === "env" ? "SVC_API_KEY" : "the config file";
     checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
-    const { getMe } = await import("../../api/get-me.js");
     const { me, headers } = await getMe(await session.http());
     const scopes = me.key.scopes.join(", ") || "none";
     const missing = ["catalog:read", "downloads:read"].filter((s) => !me.key.scopes.includes(s));
@@ -92,7 +93,6 @@ export async function sessionChecks(
 /** DIR's `.svc-dl/` state files are readable and valid. */
 async function stateCheck(dir: string): Promise<DoctorCheck> {
   try {
-    const { OutputDir } = await import("../../outdir/output-dir.js");
     const n = OutputDir.inspect(dir).records().length;
     return {
       name: "state",

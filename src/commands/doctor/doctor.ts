@@ -1,43 +1,7 @@
 import { Command } from "commander";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
 
-/**
- * `svc-dl doctor [DIR]` (cli-contract "Operating unattended"): one line per check,
- * `ok|warn|fail <check>: <finding>`, with a hint when not ok; `--json`
- * `{"checks":[{name,status,finding,hint}]}`. Exit 1 when a check fails. Never prints a key:
- * findings name where the key came from, and errors are redacted by the client.
- */
-export async function runDoctor(session: Session, dirArg: string | undefined): Promise<void> {
-  const [{ resolve }, { nodeCheck, sessionChecks }, local, { terminalText }] = await Promise.all([
-    import("node:path"),
-    import("./checks.js"),
-    import("./local-checks.js"),
-    import("../../io/terminal-text.js"),
-  ]);
-  const dir = dirArg === undefined ? undefined : resolve(session.ctx.cwd, dirArg);
-  const { env, cwd } = session.ctx;
-  const checks = [
-    nodeCheck(process.versions.node),
-    await local.configCheck(env),
-    ...(await sessionChecks(session, dir)),
-    await local.cacheCheck(env, cwd),
-    ...(dir === undefined ? [] : [await local.lockCheck(dir), await local.spaceCheck(dir)]),
-  ];
-  if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
-  if (session.globals.json) {
-    session.printJson({ checks });
-    return;
-  }
-  session.print(
-    checks.flatMap((c) => {
-      const line = `${c.status} ${c.name}: ${terminalText(c.finding)}`;
-      return c.hint ? [line, `  hint: ${terminalText(c.hint)}`] : [line];
-    }),
-  );
-}
-
-/** Builds `doctor`. */
+/** Builds `doctor`; its run function (doctor.run.ts) is loaded when the command runs. */
 export function doctorCommand(open: OpenSession): Command {
   return new Command("doctor")
     .description(
@@ -53,6 +17,7 @@ export function doctorCommand(open: OpenSession): Command {
       ),
     )
     .action(async (dir: string | undefined, _opts: unknown, cmd: Command) => {
+      const { runDoctor } = await import("./doctor.run.js");
       await runDoctor(open(cmd), dir);
     });
 }

@@ -1,3 +1,11 @@
+import { existsSync, lstatSync, readdirSync, statfsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { BY_HASH, CACHE_LAYOUT, cacheRefusals } from "../../cache/layout.js";
+import { cacheDirFrom } from "../../cache/location.js";
+import { checkConfigSafety } from "../../config/store.js";
+import { findForeign } from "../../io/owned-dir.js";
+import { checkPrivateDir } from "../../io/safe-fs.js";
+import { lockHolder } from "../../outdir/lock.js";
 import { type DoctorCheck, failure } from "./checks.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -8,7 +16,6 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export async function configCheck(env: Env): Promise<DoctorCheck> {
   try {
-    const { checkConfigSafety } = await import("../../config/store.js");
     const { dir, file } = checkConfigSafety(env);
     const finding = file ? `${dir} and its config.json are private` : `${dir} (no config file yet)`;
     return { name: "config", status: "ok", finding, hint: null };
@@ -22,13 +29,6 @@ export async function configCheck(env: Env): Promise<DoctorCheck> {
  * symlinked, shared or foreign cache fails as `install` would refuse it; a missing one is ok.
  */
 export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
-  const [{ cacheDirFrom }, { cacheRefusals, CACHE_LAYOUT }, { findForeign }, { checkPrivateDir }] =
-    await Promise.all([
-      import("../../cache/location.js"),
-      import("../../cache/layout.js"),
-      import("../../io/owned-dir.js"),
-      import("../../io/safe-fs.js"),
-    ]);
   const root = await cacheDirFrom(env, cwd);
   const refusals = cacheRefusals(root, "use");
   try {
@@ -47,11 +47,6 @@ export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
 
 /** Entries and bytes below the cache's `sha256/` (lstat only: nothing is followed). */
 async function cacheSize(root: string): Promise<{ entries: number; bytes: number }> {
-  const [{ readdirSync, lstatSync }, { join }, { BY_HASH }] = await Promise.all([
-    import("node:fs"),
-    import("node:path"),
-    import("../../cache/layout.js"),
-  ]);
   let entries = 0;
   let bytes = 0;
   const top = join(root, BY_HASH);
@@ -76,7 +71,6 @@ async function cacheSize(root: string): Promise<{ entries: number; bytes: number
 /** With DIR: who holds its lock (cli-contract "Downloads"); a live holder warns. */
 export async function lockCheck(dir: string): Promise<DoctorCheck> {
   try {
-    const { lockHolder } = await import("../../outdir/lock.js");
     const held = lockHolder(dir);
     if (!held) return { name: "lock", status: "ok", finding: `${dir} is not locked`, hint: null };
     return held.live
@@ -99,10 +93,6 @@ export async function lockCheck(dir: string): Promise<DoctorCheck> {
 
 /** With DIR: free space on its file system (statfs; DIR or its nearest existing parent). */
 export async function spaceCheck(dir: string): Promise<DoctorCheck> {
-  const [{ statfsSync, existsSync }, { dirname }] = await Promise.all([
-    import("node:fs"),
-    import("node:path"),
-  ]);
   let at = dir;
   while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
   try {
