@@ -72,14 +72,15 @@ function slugSource(c: HintContext): string {
   return "`svc-dl packs list` shows the packs you own";
 }
 
-/** "file exists / not ours" next step, naming only flags the command has. */
+/**
+ * "file exists / not ours" next step, naming only flags the command has (`packs sync` and
+ * `install` have neither `--force` nor `-o`: moving the file is their way).
+ */
 function otherDestination(c: HintContext): string {
-  const ways: string[] = [];
+  const ways = ["move the file away (a file identical to the served one is adopted)"];
   if (c.has("--force")) ways.push("use --force to overwrite it");
   if (c.has("--output")) ways.push("choose another name with -o");
-  return ways.length > 0
-    ? `${capitalise(ways.join(", or "))}.`
-    : "Move the file away, then run the same command again.";
+  return `${capitalise(ways.join(", or "))}, then run the same command again.`;
 }
 
 /** Where the proxy is set, naming `--proxy` only where the command has it. */

@@ -42,7 +42,7 @@ const HINTS: Record<ArchiveProblemKind, string> = {
   compression: `svc-dl reads only stored and deflated entries; unpack the ZIP with a tool that knows this method. ${KEPT}.`,
   collision: `Two entries land on the same path on case-insensitive file systems (Windows, macOS); ${REPORT}. ${KEPT}.`,
   "too large": `The archive declares far more data than its own size (a ZIP bomb?); ${REPORT}. ${KEPT}.`,
-  "no space": `Free disk space in the output directory (or extract elsewhere with -o), then run the same command again. ${KEPT}.`,
+  "no space": `Free disk space where the ZIP is (the folder is extracted beside it), then run the same command again. ${KEPT}.`,
   corrupt: `The archive does not match its own records; ${REPORT}. ${KEPT}.`,
 };
 

@@ -2,9 +2,9 @@ import { FileSystemError } from "../errors/file-system-error.js";
 
 /** The destination exists and the state file does not record it as ours (exit 8, `file_exists`). */
 export function fileExists(path: string, what = "exists"): FileSystemError {
+  // no hint here: the table's names --force and -o only for commands that have them
   return new FileSystemError(`${path} ${what} and was not downloaded by svc-dl`, {
     code: "file_exists",
-    hint: "Move it away (a file identical to the served one is adopted), or with `pack get`/`asset get` use --force to overwrite it or -o to choose another name.",
   });
 }
 

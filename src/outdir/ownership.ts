@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
 import { fileExists, specialFile } from "./errors.js";
@@ -38,7 +38,7 @@ export function pickFileName(choice: NameChoice): string {
   if (choice.fixed !== undefined) {
     const holder = state.items[choice.fixed];
     if (holder && !sameItem(holder, item) && !choice.force) {
-      throw heldByOther(join(choice.dir, choice.fixed), holder, true);
+      throw heldByOther(join(choice.dir, choice.fixed), holder, item, true);
     }
     return choice.fixed;
   }
@@ -49,16 +49,22 @@ export function pickFileName(choice: NameChoice): string {
     if (!holder || sameItem(holder, item)) return name;
   }
   const holder = state.items[fallback] as StateItem;
-  throw heldByOther(join(choice.dir, fallback), holder, false);
+  throw heldByOther(join(choice.dir, fallback), holder, item, false);
 }
 
-function heldByOther(path: string, holder: StateItem, userChosen: boolean): FileSystemError {
+function heldByOther(
+  path: string,
+  holder: StateItem,
+  item: ItemRef,
+  userChosen: boolean,
+): FileSystemError {
   const who = `${holder.kind} ${holder.slug}${holder.edition ? ` (${holder.edition})` : ""}`;
+  const edition = item.edition === "authoring" ? " --edition authoring" : "";
   return new FileSystemError(`${path} is the file of ${who}; no item replaces another's file`, {
     code: "file_exists",
     hint: userChosen
       ? "Choose another name with -o, or use --force to give the name to this item."
-      : "Both the server's name and the fallback name are taken by other items; fetch this one with `svc-dl pack get` and -o to choose a name.",
+      : `Both the server's name and the fallback name are taken by other items; fetch this one under a name of your choice: \`svc-dl ${item.kind} get ${item.slug}${edition} -o ${join(dirname(path), "NAME")}\`.`,
   });
 }
 

@@ -4,6 +4,12 @@ import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { commandAt, hintContext } from "../../../src/cli.js";
 import { CODES, renderHint } from "../../../src/errors/codes.js";
+import { hintFor } from "../../../src/errors/format.js";
+import type { SvcError } from "../../../src/errors/svc-error.js";
+import { type ArchiveProblemKind, unsafeArchive } from "../../../src/extract/errors.js";
+import { fileExists } from "../../../src/outdir/errors.js";
+import { pickFileName } from "../../../src/outdir/ownership.js";
+import type { StateItem } from "../../../src/outdir/state.js";
 import { allCommands, programTree } from "../../helpers/program-tree.js";
 
 /**
@@ -161,5 +167,87 @@ describe("hints name only commands and flags that exist", () => {
     expect(renderHint("permission_denied", at(["packs", "sync"]))).not.toContain("-o");
     expect(renderHint("file_exists", at(["packs", "sync"]))).not.toContain("-o");
     expect(renderHint("file_exists", at(["pack", "get"]))).toContain("--force");
+  });
+});
+
+describe("throw-site hints fit the command that throws them", () => {
+  const at = (words: string[]) => hintContext(program, commandAt(program, words));
+
+  it("file_exists: --force and -o only where the command has them", () => {
+    const err = fileExists(
+      "/d/low-poly-forest.zip",
+      "exists with other bytes than the service serves",
+    );
+    for (const words of [["packs", "sync"], ["install"], ["verify"]]) {
+      const hint = hintFor(err, at(words)) ?? "";
+      expect([words.join(" "), problems(hint, commandAt(program, words))]).toEqual([
+        words.join(" "),
+        [],
+      ]);
+      expect(hint).toContain("Move the file away");
+    }
+    const get = hintFor(err, at(["pack", "get"]));
+    expect(get).toContain("--force");
+    expect(get).toContain("-o");
+  });
+
+  it("--extract: every refusal's hint names only flags of the commands that extract", () => {
+    const kinds: ArchiveProblemKind[] = [
+      "outside",
+      "not valid on Windows",
+      "too deep",
+      "name too long",
+      "path too long",
+      "link",
+      "encrypted",
+      "compression",
+      "collision",
+      "too large",
+      "no space",
+      "corrupt",
+    ];
+    const found: string[] = [];
+    for (const kind of kinds) {
+      const err = unsafeArchive("/d/p.zip", { kind, reason: "r" });
+      for (const words of [["pack", "get"], ["packs", "sync"], ["install"]]) {
+        const hint = hintFor(err, at(words)) ?? "";
+        for (const p of problems(hint, commandAt(program, words))) found.push(`${kind}: ${p}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("a name held by two other items: the hint names the item's own get command", () => {
+    const held = (kind: "pack" | "asset", slug: string, file: string): StateItem => ({
+      kind,
+      slug,
+      edition: null,
+      file,
+      size: 1,
+      etag: null,
+      sha256: "0".repeat(64),
+      completed_at: "2026-01-01T00:00:00.000Z",
+    });
+    const state = {
+      version: 1 as const,
+      items: {
+        "a.glb": held("asset", "other", "a.glb"),
+        "cube.glb": held("asset", "x", "cube.glb"),
+      },
+    };
+    let hint = "";
+    try {
+      pickFileName({
+        state,
+        item: { kind: "asset", slug: "cube", edition: null },
+        server: "a.glb",
+        force: false,
+        dir: "/d",
+      });
+    } catch (err) {
+      hint = hintFor(err as SvcError, at(["packs", "sync"])) ?? "";
+    }
+    expect(hint).toContain("`svc-dl asset get cube -o /d/NAME`");
+    expect(problems(hint, program)).toEqual([]);
   });
 });
