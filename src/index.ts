@@ -8,7 +8,6 @@
  */
 export type { AssetRecord } from "./api/list-assets.js";
 export type { ApiKeyRecord, Me, Pack } from "./api/schemas.js";
-export type { GetJsonDocument } from "./download/run-get.js";
 export type { ErrorCode, UnlistedApiCode } from "./errors/codes.js";
 export { SvcError } from "./errors/svc-error.js";
 export { InstallError } from "./install/outcome.js";
@@ -33,4 +32,5 @@ export type {
   SvcDlClient,
   SyncOptions,
 } from "./library/types.js";
+export type { GetJsonDocument } from "./model.js";
 export type { SyncDocument, SyncItemResult, SyncSummary } from "./sync/types.js";

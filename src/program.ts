@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
-import { assetCommand } from "./commands/asset/get.js";
+import { assetCommand } from "./commands/asset/index.js";
 import { assetsCommand } from "./commands/assets/list.js";
 import { loginCommand } from "./commands/auth/login.js";
 import { logoutCommand } from "./commands/auth/logout.js";
@@ -12,8 +12,8 @@ import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config/command.js";
 import { doctorCommand } from "./commands/doctor/doctor.js";
 import { installCommand } from "./commands/install.js";
-import { legacyCommand } from "./commands/legacy/get.js";
-import { packCommand } from "./commands/pack/get.js";
+import { legacyCommand } from "./commands/legacy/index.js";
+import { packCommand } from "./commands/pack/index.js";
 import { packsListCommand } from "./commands/packs/list.js";
 import { packsSyncCommand } from "./commands/packs/sync.js";
 import { verifyCommand } from "./commands/verify/verify.js";

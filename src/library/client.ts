@@ -2,7 +2,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
-import { toJsonDocument } from "../download/run-get.js";
+import { toJsonDocument } from "../download/document.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";

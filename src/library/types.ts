@@ -1,7 +1,7 @@
 import type { AssetRecord } from "../api/list-assets.js";
 import type { Me, Pack } from "../api/schemas.js";
-import type { GetJsonDocument } from "../download/run-get.js";
 import type { InstallDocument } from "../install/types.js";
+import type { GetJsonDocument } from "../model.js";
 import type { SyncDocument } from "../sync/types.js";
 import type { ProgressCallback } from "./progress.js";
 

@@ -1,5 +1,4 @@
 import { Command } from "commander";
-import type { Session } from "../../session.js";
 import {
   addDownloadOptions,
   addRunOptions,
@@ -15,51 +14,9 @@ export interface AssetGetOptions extends RunOutputFlags {
   force?: boolean;
 }
 
-/**
- * `svc-dl asset get <slug>... [-o PATH] [--force]` (cli-contract): `GET /v1/assets/{slug}/download`
- * for each slug, one GLB file each, through the download engine (resume, format check `glTF`,
- * state file). Several slugs are fetched one after another into one directory
- * (src/commands/get-many.ts). Throws UsageError (exit 2) for a bad slug or `-o`, and whatever
- * the engine throws.
- */
-export async function runAssetGet(
-  session: Session,
-  slugs: string | string[],
-  opts: AssetGetOptions,
-): Promise<void> {
-  const list = typeof slugs === "string" ? [slugs] : slugs;
-  const { validateSlug } = await import("../../outdir/names.js");
-  for (const slug of list) validateSlug(slug, "asset slug");
-  const client = await session.http();
-  const items = list.map((slug) => ({
-    item: { kind: "asset" as const, slug, edition: null },
-    source: async () => {
-      const { assetSource } = await import("../../api/download-source.js");
-      return assetSource(client, slug);
-    },
-  }));
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
-  if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
-    const { runGetMany } = await import("../get-many.js");
-    const force = opts.force === true;
-    await runGetMany(session, client, {
-      command: "asset get",
-      sinks,
-      items,
-      output: opts.output,
-      force,
-    });
-    return;
-  }
-  const [only] = items;
-  if (only === undefined) return;
-  const { runGet } = await import("../../download/run-get.js");
-  await runGet(session, client, { ...only, output: opts.output, force: opts.force === true });
-}
-
-/** Builds the `asset` noun with its `get` verb. */
-export function assetCommand(open: OpenSession): Command {
-  const get = addRunOptions(
+/** Builds `asset get`; its run function (get.run.ts) is loaded when it runs. */
+export function assetGetCommand(open: OpenSession): Command {
+  return addRunOptions(
     addDownloadOptions(
       new Command("get")
         .description("download asset files (GLB), one after another")
@@ -80,10 +37,7 @@ ${examples(
 )}`,
     )
     .action(async (slugs: string[], opts: AssetGetOptions, cmd: Command) => {
+      const { runAssetGet } = await import("./get.run.js");
       await runAssetGet(open(cmd), slugs, opts);
     });
-  return new Command("asset")
-    .description("download assets")
-    .addCommand(get)
-    .addHelpText("after", examples("svc-dl asset get oak-tree -o ./models/"));
 }

@@ -1,7 +1,4 @@
 import { Command, Option } from "commander";
-import { UsageError } from "../../errors/usage-error.js";
-import { promptSecret, readSecretFromStream } from "../../io/secret.js";
-import type { Session } from "../../session.js";
 import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
 
 /** Options of `legacy get`. */
@@ -15,85 +12,9 @@ export interface LegacyGetOptions {
   licenseKeyStdin?: boolean;
 }
 
-/**
- * The license key (cli-contract "Configuration and credentials"): stdin with
- * `--license-key-stdin`, else `SVC_LICENSE_KEY`, else a hidden prompt on a TTY (echo off,
- * prompt on stderr). Never from argv, never stored. Trimmed. Throws UsageError (exit 2) when
- * none is available or the value is an API key; CancelledError when the prompt is cancelled.
- */
-export async function readLicenseKey(session: Session, fromStdin: boolean): Promise<string> {
-  const { io, env } = session.ctx;
-  let key: string;
-  if (fromStdin) {
-    key = await readSecretFromStream(io.stdin, "license key");
-  } else if (env.SVC_LICENSE_KEY?.trim()) {
-    key = env.SVC_LICENSE_KEY.trim();
-  } else if (io.stdinIsTTY && io.stderrIsTTY) {
-    key = await promptSecret("License key (SVC_…, from the purchase; input hidden): ", io);
-  } else {
-    throw new UsageError("no license key: legacy get needs the purchase's license key (SVC_…)", {
-      code: "no_license_key",
-    });
-  }
-  if (key === "") {
-    throw new UsageError("the license key is empty", { code: "no_license_key" });
-  }
-  if (key.startsWith("svc_live_")) {
-    throw new UsageError("that is an API key (svc_live_…), not a license key (SVC_…)", {
-      code: "wrong_key_kind",
-    });
-  }
-  return key;
-}
-
-/**
- * `svc-dl legacy get (--pack SLUG | --asset SLUG) [--edition authoring] [-o PATH]
- * [--license-key-stdin]` (cli-contract): `POST {base_url}/api/download` with the spec's JSON
- * body; no API key is sent. The body (with the license key) is never re-sent to a redirect
- * target (HttpClient.send turns redirects into GETs). Denials show the HTTP status, any JSON
- * error code or a sanitized excerpt, and the request id; the license key never appears in any
- * output. Throws UsageError (exit 2) for bad flags or slugs, and `binary_to_terminal` for `-o -`
- * with stdout a terminal (before the key is read).
- */
-export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Promise<void> {
-  if ((opts.pack === undefined) === (opts.asset === undefined)) {
-    throw new UsageError("give exactly one of --pack SLUG or --asset SLUG");
-  }
-  if (opts.edition !== undefined && opts.pack === undefined) {
-    throw new UsageError("--edition applies only to --pack");
-  }
-  const { validateSlug } = await import("../../outdir/names.js");
-  const slug = validateSlug(
-    opts.pack ?? opts.asset ?? "",
-    opts.pack !== undefined ? "pack slug" : "asset slug",
-  );
-  const kind = opts.pack !== undefined ? "pack" : "asset";
-  const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
-  if (opts.output === "-") {
-    // refused before the key is asked for, not only before the request (runGet checks too)
-    const { refuseBinaryToTerminal } = await import("../../io/binary-guard.js");
-    refuseBinaryToTerminal(session.ctx.io);
-  }
-  const licenseKey = await readLicenseKey(session, opts.licenseKeyStdin === true);
-  const { legacyDenial, legacySource, scrubError } = await import("../../api/legacy-download.js");
-  try {
-    const client = await session.http({ needsKey: false });
-    const { runGet } = await import("../../download/run-get.js");
-    await runGet(session, client, {
-      item: { kind, slug, edition },
-      source: legacySource(client, { licenseKey, kind, slug, edition }),
-      output: opts.output,
-      force: opts.force === true,
-      errorFromResponse: (res) => legacyDenial(res, licenseKey),
-    });
-  } catch (err) {
-    throw scrubError(err, licenseKey);
-  }
-}
-
-/** Builds the `legacy` noun with its `get` verb. */
-export function legacyCommand(open: OpenSession): Command {
-  const get = addDownloadOptions(
+/** Builds `legacy get`; its run function (get.run.ts) is loaded when it runs. */
+export function legacyGetCommand(open: OpenSession): Command {
+  return addDownloadOptions(
     new Command("get")
       .description("download a pack or asset with a purchase license key (no API key)")
       .addOption(new Option("--pack <slug>", "the pack to download").conflicts("asset"))
@@ -113,10 +34,7 @@ export function legacyCommand(open: OpenSession): Command {
       ),
     )
     .action(async (opts: LegacyGetOptions, cmd: Command) => {
+      const { runLegacyGet } = await import("./get.run.js");
       await runLegacyGet(open(cmd), opts);
     });
-  return new Command("legacy")
-    .description("downloads by license key (the older /api/download endpoint)")
-    .addCommand(get)
-    .addHelpText("after", examples("svc-dl legacy get --pack forest-pack --license-key-stdin"));
 }

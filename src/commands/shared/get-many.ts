@@ -1,15 +1,20 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import type { DownloadResult, DownloadSource } from "../download/engine.js";
-import { DeadlineError } from "../errors/interrupted-error.js";
-import { SvcError } from "../errors/svc-error.js";
-import { UsageError } from "../errors/usage-error.js";
-import type { HttpClient } from "../http/client.js";
-import type { ItemRef } from "../outdir/state.js";
-import type { RunRecorder } from "../run/recorder.js";
-import type { RunSinkOptions } from "../run/run.js";
-import type { Session } from "../session.js";
-import type { SyncItemError } from "../sync/types.js";
+import { toJsonDocument } from "../../download/document.js";
+import { type DownloadResult, type DownloadSource, downloadItem } from "../../download/engine.js";
+import { DeadlineError } from "../../errors/interrupted-error.js";
+import { SvcError } from "../../errors/svc-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { HttpClient } from "../../http/client.js";
+import { resolveDestination } from "../../outdir/destination.js";
+import { OutputDir } from "../../outdir/output-dir.js";
+import type { ItemRef } from "../../outdir/state.js";
+import { DeferralGate, deferredFields } from "../../run/deferred.js";
+import type { RunRecorder } from "../../run/recorder.js";
+import { type RunSinkOptions, recordRun } from "../../run/run.js";
+import type { Session } from "../../session.js";
+import { classifyFailure, itemError } from "../../sync/failure.js";
+import type { SyncItemError } from "../../sync/types.js";
 
 /** One item of a `get` with several slugs. */
 export interface ManyItem {
@@ -86,7 +91,6 @@ export async function runGetMany(
   client: HttpClient,
   req: GetManyRequest,
 ): Promise<GetManyDocument> {
-  const { recordRun } = await import("../run/run.js");
   const dir = resolve(session.ctx.cwd, req.output ?? ".");
   const spec = { command: req.command, dir, sinks: req.sinks ?? {} };
   return recordRun(session, spec, (run) => getMany(session, client, req, run));
@@ -99,15 +103,6 @@ async function getMany(
   req: GetManyRequest,
   run: RunRecorder,
 ): Promise<GetManyDocument> {
-  const [{ resolveDestination }, { downloadItem }, { OutputDir }, failure, deferral] =
-    await Promise.all([
-      import("../outdir/destination.js"),
-      import("../download/engine.js"),
-      import("../outdir/output-dir.js"),
-      import("../sync/failure.js"),
-      import("../run/deferred.js"),
-    ]);
-  const { toJsonDocument } = await import("../download/run-get.js");
   const { ctx, globals, reporter } = session;
   checkSeveralOutput(req.output, ctx.cwd);
   const destination = resolveDestination(req.output, ctx.cwd);
@@ -122,13 +117,13 @@ async function getMany(
     clock: ctx.clock,
   });
   run.begin();
-  const gate = new deferral.DeferralGate(session.deadline);
+  const gate = new DeferralGate(session.deadline);
   try {
     let position = 0;
     for (const { item, source } of req.items) {
       position += 1;
       if (gate.defers()) {
-        run.settled({ ...item, ...deferral.deferredFields() });
+        run.settled({ ...item, ...deferredFields() });
         continue;
       }
       // no header line: the item's own line (progress or failure) carries the position
@@ -155,12 +150,12 @@ async function getMany(
         if (!globals.json) session.print(result.path);
       } catch (err) {
         if (err instanceof DeadlineError) {
-          run.settled({ ...item, ...deferral.deferredFields(gate.stop(err)) });
+          run.settled({ ...item, ...deferredFields(gate.stop(err)) });
           continue;
         }
         if (client.signal?.aborted) throw err;
-        if (failure.classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
-        const error = failure.itemError(err as SvcError);
+        if (classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
+        const error = itemError(err as SvcError);
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
         doc.items.push({ ...entry });

@@ -1,36 +1,19 @@
-import type { SvcError } from "../errors/svc-error.js";
-import { UsageError } from "../errors/usage-error.js";
-import type { HttpClient, HttpResponse } from "../http/client.js";
-import { refuseBinaryToTerminal } from "../io/binary-guard.js";
-import type { GetJsonDocument } from "../model.js";
-import { resolveDestination } from "../outdir/destination.js";
-import { OutputDir } from "../outdir/output-dir.js";
-import type { ItemRef } from "../outdir/state.js";
-import type { Session } from "../session.js";
+import { toJsonDocument } from "../../download/document.js";
 import {
   type DownloadResult,
   type DownloadSource,
   downloadItem,
   interruptedReason,
-} from "./engine.js";
-import { downloadToStream } from "./stdout.js";
-
-export type { GetJsonDocument } from "../model.js";
-
-/** Builds the `--json` document of a finished download. */
-export function toJsonDocument(result: DownloadResult): GetJsonDocument {
-  return {
-    kind: result.kind,
-    slug: result.slug,
-    edition: result.edition,
-    path: result.path,
-    bytes: result.bytes,
-    sha256: result.sha256,
-    etag: result.etag,
-    status: result.status,
-    resumed_from: result.resumedFrom,
-  };
-}
+} from "../../download/engine.js";
+import { downloadToStream } from "../../download/stdout.js";
+import type { SvcError } from "../../errors/svc-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { HttpClient, HttpResponse } from "../../http/client.js";
+import { refuseBinaryToTerminal } from "../../io/binary-guard.js";
+import { resolveDestination } from "../../outdir/destination.js";
+import { OutputDir } from "../../outdir/output-dir.js";
+import type { ItemRef } from "../../outdir/state.js";
+import type { Session } from "../../session.js";
 
 /** What one `get` command downloads and where. */
 export interface GetRequest {

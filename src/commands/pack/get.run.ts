@@ -1,0 +1,89 @@
+import { dirname } from "node:path";
+import { packSource } from "../../api/download-source.js";
+import { packCatalog } from "../../api/pack-catalog.js";
+import type { DownloadResult } from "../../download/engine.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { extractPack } from "../../extract/extract.js";
+import { validateSlug } from "../../outdir/names.js";
+import type { Session } from "../../session.js";
+import { runGetMany } from "../shared/get-many.js";
+import { runGet } from "../shared/get-one.js";
+import type { PackGetOptions } from "./get.js";
+
+/**
+ * `svc-dl pack get <slug>... [--edition authoring] [-o PATH] [--force] [--extract]`
+ * (cli-contract): downloads each pack ZIP from the `downloads.bundle` (or
+ * `downloads.authoring`) URL of the pack's record (spec: clients use the given URLs). When a
+ * slug is not owned (or has no authoring URL) it requests `/v1/packs/{slug}/download` anyway, so
+ * the service's own error (`not_entitled`, `not_found`, `file_unavailable`) is shown with its
+ * request id. With several slugs, see `runGetMany` (src/commands/shared/get-many.ts). With `extract`,
+ * each verified ZIP is unpacked by `extractPack` (src/extract/extract.ts) while the directory
+ * is still locked. Throws UsageError (exit 2) for a bad slug or `-o` (`-o -` with `--extract`),
+ * and whatever the download engine and the extraction throw.
+ */
+export async function runPackGet(
+  session: Session,
+  slugs: string | string[],
+  opts: PackGetOptions,
+): Promise<void> {
+  const list = typeof slugs === "string" ? [slugs] : slugs;
+  for (const slug of list) validateSlug(slug, "pack slug");
+  if (opts.extract === true && opts.output === "-") {
+    throw new UsageError("--extract needs the ZIP on disk; it cannot be used with -o -", {
+      hint: "Write the file with -o DIR/ to extract it.",
+    });
+  }
+  const edition = opts.edition ?? "standard";
+  const client = await session.http();
+  const catalog = packCatalog(client);
+  const afterDownload = opts.extract === true ? extractAfter(session) : undefined;
+  const items = list.map((slug) => ({
+    item: { kind: "pack" as const, slug, edition },
+    source: async () => {
+      return packSource(client, catalog, slug, edition);
+    },
+  }));
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
+    await runGetMany(session, client, {
+      command: "pack get",
+      sinks,
+      items,
+      output: opts.output,
+      force: opts.force === true,
+      ...(afterDownload ? { afterDownload } : {}),
+    });
+    return;
+  }
+  const [only] = items;
+  if (only === undefined) return;
+  await runGet(session, client, {
+    ...only,
+    output: opts.output,
+    force: opts.force === true,
+    ...(afterDownload ? { afterDownload } : {}),
+  });
+}
+
+/**
+ * The `--extract` step after a pack download: unpacks it (src/extract/extract.ts), says so on
+ * stderr, and adds `extracted: {path, status: "extracted"|"unchanged", files}` to the document.
+ */
+function extractAfter(
+  session: Session,
+): (result: DownloadResult) => Promise<Record<string, unknown>> {
+  return async (result) => {
+    const done = await extractPack({
+      dir: dirname(result.path),
+      file: result.file,
+      sha256: result.sha256,
+      signal: session.ctx.signal,
+    });
+    session.reporter.info(
+      done.status === "unchanged"
+        ? `${done.path}: already extracted from this archive`
+        : `extracted ${done.files} file${done.files === 1 ? "" : "s"} into ${done.path}`,
+    );
+    return { extracted: { path: done.path, status: done.status, files: done.files } };
+  };
+}
