@@ -27,11 +27,8 @@ const ALLOWED = new Set([
   "upward import http/ -> download/",
   "upward import http/ -> api/",
   // Being split (commands as <noun>/<verb> with one lazily loaded run module):
-  "function commands/get-many.ts getMany",
   "function commands/packs/sync.ts syncInto",
   "function program.ts buildProgram",
-  // The run module takes its options type from the builder that loads it: a type lives in one.
-  "file cycle commands/verify/verify.run.ts <-> commands/verify/verify.ts",
   // Being split (the mock service's routes and types by area):
   "file mock-server/api-routes.ts",
   "file mock-server/types.ts",

@@ -1,9 +1,16 @@
 import { assetSource } from "../../api/download-source.js";
 import { validateSlug } from "../../outdir/names.js";
 import type { Session } from "../../session.js";
+import type { RunOutputFlags } from "../command-kit.js";
 import { runGetMany } from "../shared/get-many.js";
 import { runGet } from "../shared/get-one.js";
-import type { AssetGetOptions } from "./get.js";
+
+/** Options of `asset get`. */
+export interface AssetGetOptions extends RunOutputFlags {
+  /** `-o PATH`. */
+  output?: string;
+  force?: boolean;
+}
 
 /**
  * `svc-dl asset get <slug>... [-o PATH] [--force]` (cli-contract): `GET /v1/assets/{slug}/download`

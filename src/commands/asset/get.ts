@@ -1,18 +1,6 @@
 import { Command } from "commander";
-import {
-  addDownloadOptions,
-  addRunOptions,
-  examples,
-  type OpenSession,
-  type RunOutputFlags,
-} from "../command-kit.js";
-
-/** Options of `asset get`. */
-export interface AssetGetOptions extends RunOutputFlags {
-  /** `-o PATH`. */
-  output?: string;
-  force?: boolean;
-}
+import { addDownloadOptions, addRunOptions, examples, type OpenSession } from "../command-kit.js";
+import type { AssetGetOptions } from "./get.run.js";
 
 /** Builds `asset get`; its run function (get.run.ts) is loaded when it runs. */
 export function assetGetCommand(open: OpenSession): Command {

@@ -5,7 +5,17 @@ import { promptSecret, readSecretFromStream } from "../../io/secret.js";
 import { validateSlug } from "../../outdir/names.js";
 import type { Session } from "../../session.js";
 import { runGet } from "../shared/get-one.js";
-import type { LegacyGetOptions } from "./get.js";
+
+/** Options of `legacy get`. */
+export interface LegacyGetOptions {
+  pack?: string;
+  asset?: string;
+  edition?: "standard" | "authoring";
+  /** `-o PATH`. */
+  output?: string;
+  force?: boolean;
+  licenseKeyStdin?: boolean;
+}
 
 /**
  * The license key (cli-contract "Configuration and credentials"): stdin with

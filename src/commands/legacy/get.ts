@@ -1,16 +1,6 @@
 import { Command, Option } from "commander";
 import { addDownloadOptions, examples, type OpenSession } from "../command-kit.js";
-
-/** Options of `legacy get`. */
-export interface LegacyGetOptions {
-  pack?: string;
-  asset?: string;
-  edition?: "standard" | "authoring";
-  /** `-o PATH`. */
-  output?: string;
-  force?: boolean;
-  licenseKeyStdin?: boolean;
-}
+import type { LegacyGetOptions } from "./get.run.js";
 
 /** Builds `legacy get`; its run function (get.run.ts) is loaded when it runs. */
 export function legacyGetCommand(open: OpenSession): Command {

@@ -6,9 +6,19 @@ import { UsageError } from "../../errors/usage-error.js";
 import { extractPack } from "../../extract/extract.js";
 import { validateSlug } from "../../outdir/names.js";
 import type { Session } from "../../session.js";
+import type { RunOutputFlags } from "../command-kit.js";
 import { runGetMany } from "../shared/get-many.js";
 import { runGet } from "../shared/get-one.js";
-import type { PackGetOptions } from "./get.js";
+
+/** Options of `pack get`. */
+export interface PackGetOptions extends RunOutputFlags {
+  edition?: "standard" | "authoring";
+  /** `-o PATH`. */
+  output?: string;
+  force?: boolean;
+  /** `--extract`: unpack the verified ZIP into `<dir>/<file name without .zip>/`. */
+  extract?: boolean;
+}
 
 /**
  * `svc-dl pack get <slug>... [--edition authoring] [-o PATH] [--force] [--extract]`

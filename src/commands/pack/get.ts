@@ -1,21 +1,6 @@
 import { Command } from "commander";
-import {
-  addDownloadOptions,
-  addRunOptions,
-  examples,
-  type OpenSession,
-  type RunOutputFlags,
-} from "../command-kit.js";
-
-/** Options of `pack get`. */
-export interface PackGetOptions extends RunOutputFlags {
-  edition?: "standard" | "authoring";
-  /** `-o PATH`. */
-  output?: string;
-  force?: boolean;
-  /** `--extract`: unpack the verified ZIP into `<dir>/<file name without .zip>/`. */
-  extract?: boolean;
-}
+import { addDownloadOptions, addRunOptions, examples, type OpenSession } from "../command-kit.js";
+import type { PackGetOptions } from "./get.run.js";
 
 /** Builds `pack get`; its run function (get.run.ts) is loaded when it runs. */
 export function packGetCommand(open: OpenSession): Command {

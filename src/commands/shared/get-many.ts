@@ -171,6 +171,21 @@ async function getMany(
   }
   // stopped part-way: recordRun prints and writes every item ("complete": false, the error)
   if (gate.stopped) throw gate.stopped;
+  return finish(session, req, run, doc, failed);
+}
+
+/**
+ * The end of a complete several-slug run: the summary line, the `--json` document, and
+ * SvcError `get_incomplete` (exit 1) when some items failed.
+ */
+function finish(
+  session: Session,
+  req: GetManyRequest,
+  run: RunRecorder,
+  doc: GetManyDocument,
+  failed: readonly FailedItem[],
+): GetManyDocument {
+  const { globals, reporter } = session;
   const s = doc.summary;
   reporter.info(
     `${req.items.length} items: ${s.downloaded} downloaded, ${s.up_to_date} up to date, ${s.failed} failed`,

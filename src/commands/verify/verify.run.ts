@@ -4,7 +4,14 @@ import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../.
 import type { Session } from "../../session.js";
 import { classifyFailure } from "../../sync/failure.js";
 import { repairItems } from "./repair.js";
-import type { VerifyOptions } from "./verify.js";
+
+/** Options of `verify`. */
+export interface VerifyOptions {
+  /** `--repair`: download changed and missing items again, then verify them. */
+  repair?: boolean;
+  /** `--forget-missing`: drop the records of recorded files that no longer exist. */
+  forgetMissing?: boolean;
+}
 
 /**
  * `svc-dl verify [DIR] [--repair]` (cli-contract "verify"): re-hashes every file the state file

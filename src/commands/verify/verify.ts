@@ -1,13 +1,6 @@
 import { Command, Option } from "commander";
 import { examples, type OpenSession } from "../command-kit.js";
-
-/** Options of `verify`. */
-export interface VerifyOptions {
-  /** `--repair`: download changed and missing items again, then verify them. */
-  repair?: boolean;
-  /** `--forget-missing`: drop the records of recorded files that no longer exist. */
-  forgetMissing?: boolean;
-}
+import type { VerifyOptions } from "./verify.run.js";
 
 /** Builds the `verify` command; its run function (verify.run.ts) is loaded when it runs. */
 export function verifyCommand(open: OpenSession): Command {
