@@ -1,4 +1,5 @@
 import type { ChalkInstance } from "chalk";
+import type { ErrorCode, UnlistedApiCode } from "../errors/codes.js";
 import type { IOStreams } from "./streams.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -14,15 +15,32 @@ export interface Reporter {
   /** An informational line (suppressed by `--quiet` and `--json`). */
   info(line: string): void;
   /**
-   * A warning line (shown even with `--quiet`); with `--json`, one JSON line
-   * `{"warning":{"message":…}}`, so that stderr holds JSON lines only (cli-contract "Streams and
-   * output").
+   * A warning (shown even with `--quiet`): on a terminal or in a log the line `warning:
+   * <message> (<code>)`, or `line` when the caller words it itself (an item's failure); with
+   * `--json`, one JSON line `{"warning":{"code","message"}}` (both always present), so that
+   * stderr holds JSON lines only (cli-contract "Streams and output").
    */
-  warn(line: string): void;
+  warn(code: WarningCode, message: string, line?: string): void;
   /** A debug line for `--verbose` (one per HTTP exchange, never a credential). */
   verbose(line: string): void;
   readonly colour: ChalkInstance;
 }
+
+/**
+ * The `code` of a warning: an error code when an item failed and the run went on, else one of
+ * the warnings' own codes (each says what to look at; none changes the exit code).
+ */
+export type WarningCode =
+  | ErrorCode
+  | UnlistedApiCode
+  /** SVC_API_KEY or --base-url/SVC_BASE_URL outranks what the config file holds. */
+  | "env_overrides_config"
+  /** An --include/--exclude/--category of `packs sync` matches no owned pack. */
+  | "selection_matches_nothing"
+  /** An --on-item hook failed, timed out or was killed. */
+  | "hook_failed"
+  /** --report, --metrics or the step summary could not be written. */
+  | "output_not_written";
 
 /** Options of {@link createReporter}. */
 export interface ReporterOptions {
@@ -45,9 +63,9 @@ export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
     info: (line) => {
       if (!opts.quiet) write(line);
     },
-    warn: (line) => {
-      if (opts.json) io.stderr.write(`${JSON.stringify({ warning: { message: line } })}\n`);
-      else write(line, opts.colour.yellow);
+    warn: (code, message, line) => {
+      if (opts.json) io.stderr.write(`${JSON.stringify({ warning: { code, message } })}\n`);
+      else write(line ?? `warning: ${message} (${code})`, opts.colour.yellow);
     },
     verbose: (line) => {
       if (opts.verbose) write(line, opts.colour.dim);

@@ -135,10 +135,10 @@ async function finishRun(
  * A warning of the run's own outputs (report, metrics, hook): a plain `warning:` line, or with
  * `--json` one JSON line `{"warning":{"code","message"}}` (stderr holds JSON lines only).
  */
-export function warnRun(session: Session, code: string, message: string): void {
-  if (session.globals.json) {
-    session.ctx.io.stderr.write(`${JSON.stringify({ warning: { code, message } })}\n`);
-  } else {
-    session.reporter.warn(`warning: ${message} (${code})`);
-  }
+export function warnRun(
+  session: Session,
+  code: "hook_failed" | "output_not_written",
+  message: string,
+): void {
+  session.reporter.warn(code, message);
 }

@@ -91,7 +91,7 @@ describe("--json: stderr holds JSON lines only", () => {
     expect(lines.length).toBeGreaterThan(1);
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed[0]).toEqual({
-      warning: { message: expect.stringContaining("no-such-asset") as unknown },
+      warning: { code: "not_found", message: expect.stringContaining("no-such-asset") as unknown },
     });
     expect(parsed.at(-1)).toHaveProperty("error.code", "get_incomplete");
     expect(JSON.parse(r.stdout)).toHaveProperty("summary.failed", 1);

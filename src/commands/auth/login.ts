@@ -69,7 +69,8 @@ export async function runLogin(session: Session, opts: LoginOptions): Promise<vo
   }
   if (session.ctx.env.SVC_API_KEY?.trim()) {
     session.reporter.warn(
-      "warning: SVC_API_KEY is set and takes precedence over the stored key; unset it to use the stored one.",
+      "env_overrides_config",
+      "SVC_API_KEY is set and takes precedence over the stored key; unset it to use the stored one.",
     );
   }
 }

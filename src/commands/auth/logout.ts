@@ -21,7 +21,8 @@ export async function runLogout(session: Session): Promise<void> {
   }
   if (session.ctx.env.SVC_API_KEY?.trim()) {
     session.reporter.warn(
-      "warning: SVC_API_KEY is still set in the environment and will keep being used.",
+      "env_overrides_config",
+      "SVC_API_KEY is still set in the environment and will keep being used.",
     );
   }
 }

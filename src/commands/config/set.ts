@@ -29,7 +29,8 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
   session.reporter.info(`${key} set to ${shown} in ${config.path}`);
   if (key === "base-url" && (session.globals.baseUrl || session.ctx.env.SVC_BASE_URL)) {
     session.reporter.warn(
-      "warning: --base-url or SVC_BASE_URL is set and takes precedence over the config file.",
+      "env_overrides_config",
+      "--base-url or SVC_BASE_URL is set and takes precedence over the config file.",
     );
   }
 }

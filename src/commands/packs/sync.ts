@@ -126,7 +126,7 @@ async function syncInto(
       notice: (line) => reporter.info(line),
       selected: (selection) => {
         owned = selection.kept.length + selection.left.length;
-        for (const line of selection.warnings) reporter.warn(`warning: ${line}`);
+        for (const line of selection.warnings) reporter.warn("selection_matches_nothing", line);
         if (selection.left.length > 0) {
           const kept = selection.kept.length;
           reporter.info(
@@ -150,7 +150,7 @@ async function syncInto(
       if (table !== undefined) session.print(table);
     }
     reporter.info(report.summaryLine(doc, dryRun));
-    for (const line of report.failureLines(doc)) reporter.warn(line);
+    for (const line of report.failureLines(doc)) reporter.warn("sync_incomplete", line, line);
     for (const i of doc.items.filter((i) =>
       /^(not-owned|would-prune|pruned|kept-modified)$/.test(i.status),
     )) {

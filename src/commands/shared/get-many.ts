@@ -155,6 +155,7 @@ async function getMany(
         }
         if (client.signal?.aborted) throw err;
         if (classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
+        const { code } = err as SvcError;
         const error = itemError(err as SvcError);
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
@@ -162,7 +163,8 @@ async function getMany(
         run.settled(entry);
         doc.summary.failed += 1;
         const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
-        reporter.warn(`${label} ${item.slug}: ${error.message} (${error.code}${id})`);
+        const message = `${label} ${item.slug}: ${error.message}`;
+        reporter.warn(code, message, `${message} (${error.code}${id})`);
       }
     }
   } finally {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { toSvcError } from "../../errors/format.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../../outdir/verify.js";
 import type { Session } from "../../session.js";
@@ -113,8 +114,8 @@ async function repairAll(
       { out, progress, onNotice: (l) => reporter.info(l) },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
-        const code = (err as { code?: string }).code ?? "failed";
-        reporter.warn(`cannot repair ${item.path}: ${(err as Error).message} (${code})`);
+        const { code, message } = toSvcError(err);
+        reporter.warn(code, `cannot repair ${item.path}: ${message}`);
         return "continue";
       },
     );

@@ -51,16 +51,46 @@ describe("reporter", () => {
       colour: new Chalk({ level: 0 }),
     });
     r.info(`i ${EVIL}`);
-    r.warn(`w ${EVIL}`);
+    r.warn("hook_failed", `w ${EVIL}`);
+    r.warn("not_found", "m", `own ${EVIL}`);
     r.verbose(`v ${EVIL}`);
-    expect(s.text()).toBe(`i ${SHOWN}\nw ${SHOWN}\nv ${SHOWN}\n`);
+    expect(s.text()).toBe(
+      `i ${SHOWN}\nwarning: w ${SHOWN} (hook_failed)\nown ${SHOWN}\nv ${SHOWN}\n`,
+    );
   });
 
   it("colours after escaping: svc-dl's own colour codes stay, the outside ones do not", () => {
     const s = sink();
     const colour = new Chalk({ level: 1 });
-    createReporter(io(s.out), { quiet: false, verbose: false, colour }).warn(EVIL);
+    createReporter(io(s.out), { quiet: false, verbose: false, colour }).warn(
+      "hook_failed",
+      "m",
+      EVIL,
+    );
     expect(s.text()).toBe(`${colour.yellow(SHOWN)}\n`);
+  });
+});
+
+describe("JSON warning lines: one shape, code always present", () => {
+  it("every warning is {warning:{code,message}}, the caller's own human wording left out", () => {
+    const s = sink();
+    const r = createReporter(io(s.out), {
+      quiet: true,
+      json: true,
+      verbose: false,
+      colour: new Chalk({ level: 0 }),
+    });
+    r.warn("env_overrides_config", "SVC_API_KEY is set");
+    r.warn("not_found", "asset x: no such asset", "asset x: no such asset (not_found)");
+    const lines = s
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown);
+    expect(lines).toEqual([
+      { warning: { code: "env_overrides_config", message: "SVC_API_KEY is set" } },
+      { warning: { code: "not_found", message: "asset x: no such asset" } },
+    ]);
   });
 });
 
