@@ -1,4 +1,5 @@
 import type { SvcError } from "../errors/svc-error.js";
+import type { WarningCode } from "../io/reporter.js";
 import type { Session } from "../session.js";
 import { type RunDocument, type RunError, RunRecorder } from "./recorder.js";
 
@@ -135,10 +136,6 @@ async function finishRun(
  * A warning of the run's own outputs (report, metrics, hook): a plain `warning:` line, or with
  * `--json` one JSON line `{"warning":{"code","message"}}` (stderr holds JSON lines only).
  */
-export function warnRun(
-  session: Session,
-  code: "hook_failed" | "output_not_written",
-  message: string,
-): void {
+export function warnRun(session: Session, code: WarningCode, message: string): void {
   session.reporter.warn(code, message);
 }
