@@ -2,30 +2,11 @@ import { getMe } from "../../api/get-me.js";
 import { describeSource } from "../../config/base-url.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
-
-/** One check of `svc-dl doctor` (cli-contract "Operating unattended"). */
-export interface DoctorCheck {
-  name: string;
-  status: "ok" | "warn" | "fail";
-  finding: string;
-  /** The next step when not ok; null when ok. */
-  hint: string | null;
-}
+import { type DoctorCheck, failure } from "./doctor-check.js";
+import { networkChecks } from "./network-checks.js";
 
 /** Node's version must be at least this (package.json `engines`). */
 const MIN_NODE = [20, 18] as const;
-
-/** The finding and hint of a failed step, from an SvcError-like error; never a key (errors are redacted). */
-export function failure(name: string, err: unknown): DoctorCheck {
-  const e = err as { code?: string; message?: string; hint?: string; requestId?: string | null };
-  const id = e.requestId ? ` (request id ${e.requestId})` : "";
-  return {
-    name,
-    status: "fail",
-    finding: `${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ""}${id}`,
-    hint: e.hint ?? "Run again with --verbose for details.",
-  };
-}
 
 /** Node version against the minimum. */
 export function nodeCheck(version: string): DoctorCheck {
@@ -42,30 +23,48 @@ export function nodeCheck(version: string): DoctorCheck {
 }
 
 /**
- * The checks that need the session, in order: base URL, key (present and its source, then
- * accepted, with its scopes), and with `dir` the state files. A check that cannot run because
- * an earlier one failed is not reported.
+ * The checks that need the session, in order: base URL; proxy, DNS, TCP and TLS to its origin
+ * (network-checks.ts); key (present and its source, then accepted, with its scopes) and clock
+ * skew; and with `dir` the state files. A check that cannot run because an earlier one failed
+ * is not reported.
  */
 export async function sessionChecks(
   session: Session,
   dir: string | undefined,
 ): Promise<DoctorCheck[]> {
-  const checks: DoctorCheck[] = [];
+  let target: { url: URL; source: string };
   try {
     const { url, source } = await session.baseUrl();
-    checks.push({
-      name: "base-url",
-      status: "ok",
-      finding: `${url.origin} (${describeSource(source)})`,
-      hint: null,
-    });
+    target = { url, source: describeSource(source) };
   } catch (err) {
     return [failure("base-url", err)];
   }
+  const network = await networkChecks(session, target);
+  const checks: DoctorCheck[] = [
+    {
+      name: "base-url",
+      status: "ok",
+      finding: `${target.url.origin} (${target.source})`,
+      hint: null,
+    },
+    ...network.checks,
+    ...(await keyChecks(session, network.ok)),
+  ];
+  if (dir !== undefined) checks.push(await stateCheck(dir));
+  return checks;
+}
+
+/**
+ * The key: present (and its source), then, when the service is `reachable`, accepted with its
+ * scopes, and the clock against the answer's `Date`.
+ */
+async function keyChecks(session: Session, reachable: boolean): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
   try {
     const key = await session.apiKey();
     const from = key.source === "env" ? "SVC_API_KEY" : "the config file";
     checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
+    if (!reachable) return checks;
     const { me, headers } = await getMe(await session.http());
     const scopes = me.key.scopes.join(", ") || "none";
     const missing = ["catalog:read", "downloads:read"].filter((s) => !me.key.scopes.includes(s));
@@ -86,7 +85,6 @@ export async function sessionChecks(
       failure(checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key", err),
     );
   }
-  if (dir !== undefined) checks.push(await stateCheck(dir));
   return checks;
 }
 

@@ -5,7 +5,7 @@ import { examples, type OpenSession } from "../command-kit.js";
 export function doctorCommand(open: OpenSession): Command {
   return new Command("doctor")
     .description(
-      "check Node, config and cache safety, the service address, the API key, the clock and DIR's state; exit 1 if a check fails",
+      "check Node, config and cache safety, the service address, proxy, DNS, TCP and TLS to it, the API key, the clock and DIR's state; exit 1 if a check fails",
     )
     .argument("[dir]", "also check this synced directory's state files")
     .addHelpText(

@@ -6,7 +6,7 @@ import { checkConfigSafety } from "../../config/store.js";
 import { findForeign } from "../../io/owned-dir.js";
 import { checkPrivateDir } from "../../io/safe-fs.js";
 import { lockHolder } from "../../outdir/lock.js";
-import { type DoctorCheck, failure } from "./checks.js";
+import { type DoctorCheck, failure } from "./doctor-check.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,0 +1,92 @@
+import { lookup } from "node:dns/promises";
+import { connect, isIP } from "node:net";
+import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
+import type { DoctorCheck } from "./doctor-check.js";
+import { endpointOf, type ProbeTarget } from "./probe.js";
+
+/** The next step when a host name does not resolve; `via` is the proxy in use, if any. */
+function dnsHint(target: ProbeTarget, via: ProbeTarget | undefined): string {
+  if (via) {
+    return `Check the proxy's host name in ${via.source || "the proxy setting"} (--proxy, HTTPS_PROXY, HTTP_PROXY or \`svc-dl config set proxy URL\`).`;
+  }
+  return `Check the host name of the base URL (from ${target.source}); if this network reaches the internet only through a proxy, set it with --proxy, HTTPS_PROXY or \`svc-dl config set proxy URL\`.`;
+}
+
+/**
+ * DNS: resolves the first hop's host name as connections do (`getaddrinfo`, so `/etc/hosts`
+ * counts): the origin's, or with a proxy the proxy's (the proxy resolves the origin's name
+ * itself). An IP address needs no lookup. Fails with `dns_error` and a hint naming the setting
+ * to check.
+ */
+export async function dnsCheck(
+  target: ProbeTarget,
+  via: ProbeTarget | undefined,
+): Promise<DoctorCheck> {
+  const hop = via ?? target;
+  const { host } = endpointOf(hop.url);
+  const through = via ? ` (the proxy's; ${target.url.hostname} is resolved by the proxy)` : "";
+  if (isIP(host) !== 0) {
+    return { name: "dns", status: "ok", finding: `${host} is an address${through}`, hint: null };
+  }
+  try {
+    const found = await lookup(host, { all: true });
+    const addresses = found.map((a) => a.address).join(", ");
+    return { name: "dns", status: "ok", finding: `${host} → ${addresses}${through}`, hint: null };
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    return {
+      name: "dns",
+      status: "fail",
+      finding: `${host} does not resolve${through}: ${String(code ?? err)} [dns_error]`,
+      hint: dnsHint(target, via),
+    };
+  }
+}
+
+/** Socket error codes that mean nothing answered in time or the route is missing. */
+const UNREACHABLE = new Set(["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+
+/**
+ * TCP: opens one connection to the first hop (the origin, or the proxy when `viaProxy`),
+ * reports the address reached and the time it took, and closes it. A refusal, a missing route
+ * or silence past the run's connect limit ({@link IDLE_TIMEOUT_MS}) fails with a hint.
+ */
+export async function tcpCheck(hop: ProbeTarget, viaProxy: boolean): Promise<DoctorCheck> {
+  const { host, port } = endpointOf(hop.url);
+  const what = viaProxy ? "the proxy" : "the service";
+  const started = performance.now();
+  try {
+    const remote = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host, port });
+      socket.setTimeout(IDLE_TIMEOUT_MS, () =>
+        socket.destroy(Object.assign(new Error("no answer"), { code: "ETIMEDOUT" })),
+      );
+      socket.once("error", reject);
+      socket.once("connect", () => {
+        resolve(`${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`);
+        socket.destroy();
+      });
+    });
+    const ms = Math.round(performance.now() - started);
+    return { name: "tcp", status: "ok", finding: `${what} at ${remote} in ${ms} ms`, hint: null };
+  } catch (err) {
+    const code = String((err as { code?: unknown }).code ?? "");
+    const refused = code === "ECONNREFUSED";
+    const why = refused
+      ? "refused the connection"
+      : UNREACHABLE.has(code)
+        ? "cannot be reached (no answer, or no route)"
+        : `failed: ${(err as Error).message}`;
+    const where = viaProxy
+      ? `the proxy address (from ${hop.source || "the proxy setting"})`
+      : `the base URL's host and port (from ${hop.source})`;
+    return {
+      name: "tcp",
+      status: "fail",
+      finding: `${host}:${port} (${what}) ${why} [network_error]`,
+      hint: refused
+        ? `Check ${where} and that ${what} is running.`
+        : `Check ${where}; a firewall may block it${viaProxy ? "" : ", or this network needs a proxy (--proxy, HTTPS_PROXY)"}.`,
+    };
+  }
+}
