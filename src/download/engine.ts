@@ -1,7 +1,8 @@
 import { rmSync } from "node:fs";
 import { fsError } from "../errors/fs-error.js";
+import { interruptedBy } from "../errors/interrupted-error.js";
 import type { SvcError } from "../errors/svc-error.js";
-import type { HttpClient, HttpResponse } from "../http/client.js";
+import type { HttpResponse } from "../http/request-types.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
 import { checkRecordedFile, regularFileMtime } from "../outdir/local-file.js";
@@ -9,16 +10,13 @@ import type { OutputDir } from "../outdir/output-dir.js";
 import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/partial.js";
 import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
-import { type DownloadSource, fetchBody, interruptedReason } from "./fetch-body.js";
+import { type DownloadSource, fetchBody } from "./fetch-body.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
+import type { Transport } from "./transport.js";
 
-export {
-  type DownloadSource,
-  interruptedReason,
-  isStrongEtag,
-  MIN_PROGRESS_BYTES,
-} from "./fetch-body.js";
+export { type DownloadSource, MIN_PROGRESS_BYTES } from "./fetch-body.js";
+export { isStrongEtag } from "./sink.js";
 /** Options of {@link downloadItem}. */
 export interface DownloadItemOptions extends ItemRef {
   source: DownloadSource;
@@ -42,6 +40,8 @@ export interface DownloadItemOptions extends ItemRef {
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
   /** Notices (restart, refresh of an expired URL) for stderr. */
   onNotice?: (line: string) => void;
+  /** The run's abort signal: the transfer and a re-hash stop at it (InterruptedError). */
+  signal?: AbortSignal | undefined;
 }
 
 /** What {@link downloadItem} did (cli-contract "JSON documents"). */
@@ -79,16 +79,17 @@ export function formatOf(kind: ItemRef["kind"]): FileFormat {
  *
  * Throws: FileSystemError `file_exists` / `no_space` (exit 8); SvcError `corrupt_download`
  * (exit 7, partial discarded); ApiError from the service; NetworkError after retries (partial
- * kept); InterruptedError when the client's signal aborts (partial kept, progress stopped).
+ * kept); InterruptedError once `opts.signal` aborts (partial kept, progress stopped).
  */
 export async function downloadItem(
-  client: HttpClient,
+  transport: Transport,
   opts: DownloadItemOptions,
 ): Promise<DownloadResult> {
   try {
-    return await runDownload(client, opts);
+    return await runDownload(transport, opts);
   } catch (err) {
-    if (client.signal?.aborted) throw interruptedReason(client.signal);
+    // also a re-hash or the commit stopped by the abort (fetchBody maps its own)
+    if (opts.signal?.aborted) throw interruptedBy(opts.signal);
     throw err;
   } finally {
     opts.progress.stop();
@@ -104,14 +105,13 @@ export async function downloadItem(
  */
 export async function recordedUpToDate(
   opts: DownloadItemOptions,
-  signal?: AbortSignal,
 ): Promise<{ conditional: StateItem | undefined; repairing: boolean }> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const { out } = opts;
   const recorded = opts.fileName !== undefined ? out.recordedAt(opts.fileName) : out.recorded(item);
   const ours = recorded && sameItem(recorded, item) ? recorded : undefined;
   if (!ours) return { conditional: undefined, repairing: false };
-  const local = await checkRecordedFile(out.dir, ours, opts.checksum === true, signal);
+  const local = await checkRecordedFile(out.dir, ours, opts.checksum === true, opts.signal);
   if (local.restamp !== undefined) out.restamp(ours.file, local.restamp);
   const intact = local.verdict === "intact";
   return {
@@ -120,7 +120,10 @@ export async function recordedUpToDate(
   };
 }
 
-async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promise<DownloadResult> {
+async function runDownload(
+  transport: Transport,
+  opts: DownloadItemOptions,
+): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const { out } = opts;
   const force = opts.force === true;
@@ -128,7 +131,7 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
   const destination = (server: string | undefined): string =>
     out.chooseName(item, { fixed: opts.fileName, server }, force);
   if (opts.fileName !== undefined) destination(undefined);
-  const { conditional, repairing } = await recordedUpToDate(opts, client.signal);
+  const { conditional, repairing } = await recordedUpToDate(opts);
   if (conditional && opts.revalidate === false) return finishUpToDate(opts, conditional);
   const sink = new PartFileSink({
     dir: out.dir,
@@ -139,9 +142,10 @@ async function runDownload(client: HttpClient, opts: DownloadItemOptions): Promi
     chooseName: destination,
   });
   const outcome = await fetchBody<CompletePart | "unchanged">(
-    client,
+    transport,
     {
       source: opts.source,
+      signal: opts.signal,
       errorFromResponse: opts.errorFromResponse,
       onNotice: opts.onNotice,
       label: opts.slug,

@@ -1,14 +1,14 @@
 import { NetworkError } from "../errors/network-error.js";
-import type { HttpClient } from "../http/client.js";
+import type { Transport } from "./transport.js";
 
 /**
- * The low-speed rule of one body transfer (cli-contract "Networks"; {@link HttpClient.lowSpeed}):
+ * The low-speed rule of one body transfer (cli-contract "Networks"; {@link Transport.lowSpeed}):
  * call the returned function with every chunk's size (bytes);
  * throws a retryable NetworkError `timeout` once a whole window passed with fewer bytes than the
  * limit, so a trickling server cannot hold a run for long.
  */
 export function lowSpeedCheck(
-  client: Pick<HttpClient, "lowSpeed" | "clock">,
+  client: Pick<Transport, "lowSpeed" | "clock">,
   requestId: string | null,
 ): (bytes: number) => void {
   const { bytes: limit, windowMs } = client.lowSpeed;

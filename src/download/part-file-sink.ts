@@ -15,8 +15,7 @@ import {
   writePartialMeta,
 } from "../outdir/partial.js";
 import type { ItemRef } from "../outdir/state.js";
-import type { BodyHead, DownloadSink, ResumePoint } from "./fetch-body.js";
-import { isStrongEtag } from "./fetch-body.js";
+import { type BodyHead, type DownloadSink, isStrongEtag, type ResumePoint } from "./sink.js";
 import { type HashingFileWriter, openHashingWriter } from "./writer.js";
 
 /** A complete file in the part file, ready to be checked and renamed into place. */

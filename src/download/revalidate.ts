@@ -1,7 +1,8 @@
-import type { HttpClient, HttpResponse } from "../http/client.js";
+import type { HttpResponse } from "../http/request-types.js";
 import type { StateItem } from "../outdir/state.js";
-import type { BodyHead, DownloadSink, DownloadSource } from "./fetch-body.js";
-import { fetchBody, interruptedReason } from "./fetch-body.js";
+import { type DownloadSource, fetchBody } from "./fetch-body.js";
+import type { BodyHead, DownloadSink } from "./sink.js";
+import type { Transport } from "./transport.js";
 
 /** Outcome of {@link checkUpstream}: `unchanged` (304 or same ETag) or `changed` (new ETag). */
 export interface UpstreamCheck {
@@ -16,12 +17,13 @@ export interface UpstreamCheck {
  * ({@link fetchBody}: retries, expired-link refresh) with a headers-only sink: one conditional
  * request with `If-None-Match: <stored ETag>`, the body never read. Throws the service's error
  * for any other failure (`not_found`, `not_entitled`, …), NetworkError after retries,
- * InterruptedError when aborted.
+ * InterruptedError once `signal` aborts.
  */
 export async function checkUpstream(
-  client: HttpClient,
+  transport: Transport,
   source: DownloadSource,
   recorded: StateItem,
+  signal?: AbortSignal,
 ): Promise<UpstreamCheck> {
   const sink: DownloadSink<UpstreamCheck> = {
     conditionalEtag: recorded.etag ?? undefined,
@@ -45,10 +47,5 @@ export async function checkUpstream(
     reset: () => undefined,
     finish: () => Promise.reject(new Error("headers only")),
   };
-  try {
-    return await fetchBody(client, { source, label: "the check" }, sink);
-  } catch (err) {
-    if (client.signal?.aborted) throw interruptedReason(client.signal);
-    throw err;
-  }
+  return await fetchBody(transport, { source, signal, label: "the check" }, sink);
 }

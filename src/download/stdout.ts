@@ -2,23 +2,17 @@ import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
 import { NetworkError } from "../errors/network-error.js";
 import type { SvcError } from "../errors/svc-error.js";
-import type { HttpClient, HttpResponse } from "../http/client.js";
-import { headerValue } from "../http/client.js";
+import type { HttpResponse } from "../http/request-types.js";
+import { headerValue } from "../http/response-body.js";
 import type { FileProgress } from "../io/progress.js";
 import { fallbackFileName, nameFromContentDisposition } from "../outdir/names.js";
 import type { ItemRef } from "../outdir/state.js";
 import { type DownloadResult, formatOf } from "./engine.js";
 import { corruptDownload } from "./errors.js";
-import {
-  type BodyHead,
-  type DownloadSink,
-  type DownloadSource,
-  fetchBody,
-  interruptedReason,
-  isStrongEtag,
-  type ResumePoint,
-} from "./fetch-body.js";
+import { type DownloadSource, fetchBody } from "./fetch-body.js";
 import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
+import { type BodyHead, type DownloadSink, isStrongEtag, type ResumePoint } from "./sink.js";
+import type { Transport } from "./transport.js";
 
 /** Options of {@link downloadToStream}. */
 export interface StreamDownloadOptions extends ItemRef {
@@ -28,6 +22,8 @@ export interface StreamDownloadOptions extends ItemRef {
   progress: FileProgress;
   errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
   onNotice?: (line: string) => void;
+  /** The run's abort signal: the transfer and a wait for stdout to drain stop at it. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Bytes kept from the end of a ZIP to find its end-of-central-directory record. */
@@ -44,23 +40,21 @@ const ZIP_TAIL = 22 + 0xffff;
  * `corrupt_download`. Returns the result with `path` "-". Throws as {@link downloadItem}.
  */
 export async function downloadToStream(
-  client: HttpClient,
+  transport: Transport,
   opts: StreamDownloadOptions,
 ): Promise<DownloadResult> {
   try {
     return await fetchBody(
-      client,
+      transport,
       {
         source: opts.source,
+        signal: opts.signal,
         errorFromResponse: opts.errorFromResponse,
         onNotice: opts.onNotice,
         label: opts.slug,
       },
-      new StreamSink(opts, client.signal),
+      new StreamSink(opts, opts.signal),
     );
-  } catch (err) {
-    if (client.signal?.aborted) throw interruptedReason(client.signal);
-    throw err;
   } finally {
     opts.progress.stop();
   }

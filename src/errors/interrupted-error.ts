@@ -28,6 +28,17 @@ export class InterruptedError extends SvcError {
 }
 
 /**
+ * The InterruptedError behind an aborted `signal`: its reason when that is one (SIGINT, SIGTERM,
+ * the deadline), else an InterruptedError "SIGINT" (a library caller's own AbortSignal). The one
+ * place an abort becomes an error: the HTTP client, the clock, the lock and the download all
+ * throw this.
+ */
+export function interruptedBy(signal: AbortSignal): InterruptedError {
+  const reason: unknown = signal.reason;
+  return reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
+}
+
+/**
  * `--max-duration` was reached before every item finished (cli-contract "Operating unattended",
  * exit 10 `deadline_reached`, retryable): the running download stopped with its partial data
  * kept; items not started are reported `deferred`. An InterruptedError, so every wait and

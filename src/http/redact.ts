@@ -117,3 +117,26 @@ export function maskUrlPassword(value: string): string {
     (_all, userAndColon: string) => `${userAndColon}***@`,
   );
 }
+
+/** The password of a proxy URL becomes a secret of `redactor` (cli-contract "Networks"). */
+export function learnProxyPassword(redactor: Redactor, proxy: string): void {
+  if (proxy === "") return;
+  try {
+    const url = new URL(proxy);
+    if (url.password) redactor.addSecret(decodeURIComponent(url.password), "[proxy password]");
+  } catch {
+    // an invalid proxy URL was refused when the dispatcher was built
+  }
+}
+
+/** A license key (any `key`/`token`/`secret` member) of a JSON request body becomes a secret of `redactor`. */
+export function learnBodySecrets(redactor: Redactor, body: string): void {
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(json)) {
+      if (typeof value === "string" && /key|token|secret/i.test(name)) redactor.addSecret(value);
+    }
+  } catch {
+    // not JSON: nothing to learn
+  }
+}

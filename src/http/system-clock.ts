@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { InterruptedError } from "../errors/interrupted-error.js";
+import { interruptedBy } from "../errors/interrupted-error.js";
 import type { Clock } from "../model.js";
 
 /**
@@ -13,8 +13,7 @@ export const systemClock: Clock = {
       await delay(ms, undefined, signal ? { signal } : {});
     } catch (err) {
       // An aborted wait ends the run as the signal says (SIGINT → 130, SIGTERM → 143).
-      const reason: unknown = signal?.reason;
-      throw reason instanceof InterruptedError ? reason : err;
+      throw signal?.aborted ? interruptedBy(signal) : err;
     }
   },
 };

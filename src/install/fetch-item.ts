@@ -62,6 +62,7 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
         progress: deps.progress,
         ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),
         ...(deps.onNotice ? { onNotice: deps.onNotice } : {}),
+        signal: client.signal,
       });
     },
   };

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
-import { InterruptedError } from "../errors/interrupted-error.js";
+import { interruptedBy } from "../errors/interrupted-error.js";
 import { systemClock } from "../http/system-clock.js";
 import { makeDirectory } from "../io/mkdir.js";
 import { removeTree } from "../io/remove-tree.js";
@@ -86,7 +86,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
     writeRecord(intentPath, owner);
   };
   for (;;) {
-    if (opts.signal?.aborted) throw interrupted(opts.signal);
+    if (opts.signal?.aborted) throw interruptedBy(opts.signal);
     if (lstatIfExists(lockPath) === undefined) markIntent();
     const attempt = await tryLock(stateDir, lockPath, ownerPath, markIntent, intentName);
     if (attempt.release) {
@@ -105,7 +105,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
     try {
       await clock.sleep(Math.min(LOCK_POLL_MS, left), opts.signal);
     } catch (err) {
-      if (opts.signal?.aborted) throw interrupted(opts.signal);
+      if (opts.signal?.aborted) throw interruptedBy(opts.signal);
       throw err;
     }
   }
@@ -177,11 +177,6 @@ async function tryLock(
     }
   }
   return {};
-}
-
-function interrupted(signal: AbortSignal): InterruptedError {
-  const reason: unknown = signal.reason;
-  return reason instanceof InterruptedError ? reason : new InterruptedError("SIGINT");
 }
 
 /** Name prefix of the intent records (`lock-intent-<pid>-<random>`) runs write before taking the lock. */

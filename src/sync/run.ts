@@ -233,7 +233,7 @@ async function settle(
   try {
     const source = { url: sourceUrl(target.url, target.slug) };
     if (opts.dryRun && recorded) {
-      const check = await checkUpstream(client, source, recorded);
+      const check = await checkUpstream(client, source, recorded, client.signal);
       return check.status === "unchanged"
         ? result("up-to-date", "unchanged upstream", recordedFacts)
         : result("would-download", "changed upstream", { path: recordedPath });
@@ -249,6 +249,7 @@ async function settle(
       progress,
       ...(label !== undefined ? { progressLabel: label } : {}),
       onNotice: (line) => observer.notice?.(line),
+      signal: client.signal,
     });
     const facts: FileFacts = { path: done.path, bytes: done.bytes, sha256: done.sha256 };
     const revalidated = item.action === "revalidate";

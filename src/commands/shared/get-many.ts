@@ -137,6 +137,7 @@ async function getMany(
           progress,
           progressLabel: label,
           onNotice: (line) => reporter.info(line),
+          signal: client.signal,
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
         const settled = { ...toJsonDocument(result), ...extra };

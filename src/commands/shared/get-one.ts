@@ -1,11 +1,7 @@
 import { toJsonDocument } from "../../download/document.js";
-import {
-  type DownloadResult,
-  type DownloadSource,
-  downloadItem,
-  interruptedReason,
-} from "../../download/engine.js";
+import { type DownloadResult, type DownloadSource, downloadItem } from "../../download/engine.js";
 import { downloadToStream } from "../../download/stdout.js";
+import { interruptedBy } from "../../errors/interrupted-error.js";
 import type { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import type { HttpClient, HttpResponse } from "../../http/client.js";
@@ -74,6 +70,7 @@ export async function runGet(
       source,
       progress,
       onNotice,
+      signal: client.signal,
       ...(req.errorFromResponse ? { errorFromResponse: req.errorFromResponse } : {}),
     };
     if (destination.kind === "stdout" || !out) {
@@ -88,7 +85,7 @@ export async function runGet(
       if (req.afterDownload) extra = await req.afterDownload(result);
     }
   } catch (err) {
-    if (client.signal?.aborted) throw interruptedReason(client.signal);
+    if (client.signal?.aborted) throw interruptedBy(client.signal);
     throw err;
   } finally {
     progress.stop();

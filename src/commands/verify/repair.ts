@@ -55,6 +55,7 @@ async function repairOne(
       fileName: record.file,
       progress: opts.progress,
       ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
+      signal: client.signal,
     });
   } catch (err) {
     if (onItemError(before, err) === "stop") throw err;

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type BodyHead,
-  type DownloadSink,
-  fetchBody,
-  type ResumePoint,
-} from "../../../src/download/fetch-body.js";
+import { fetchBody } from "../../../src/download/fetch-body.js";
+import type { BodyHead, DownloadSink, ResumePoint } from "../../../src/download/sink.js";
 import type { HttpClient } from "../../../src/http/client.js";
 import type { HttpResponse } from "../../../src/http/request-types.js";
 import { STUB_API, stubClient, useMockAgent } from "../../helpers/mock-agent.js";
