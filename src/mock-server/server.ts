@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { handleApi } from "./api-routes.js";
+import { handleApi } from "./api/router.js";
 import { handleCdn } from "./cdn.js";
 import type { ServiceCore } from "./core.js";
 import { FaultState } from "./faults.js";

@@ -27,9 +27,7 @@ const ALLOWED = new Set([
   "function commands/packs/sync.ts syncInto",
   "function program.ts buildProgram",
   // Being split (the mock service's routes and types by area):
-  "file mock-server/api-routes.ts",
   "file mock-server/types.ts",
-  "function mock-server/api-routes.ts legacyDownload",
   "function mock-server/cdn.ts handleCdn",
   "function mock-server/server.ts startMockService",
   "function mock-server/zip.ts buildZip",
