@@ -1,6 +1,8 @@
 import { Command, Option } from "commander";
-import type { InstallItemResult } from "../install/types.js";
-import type { RunRecorder } from "../run/recorder.js";
+import type { Manifest } from "../install/manifest.js";
+import type { installDocument } from "../install/outcome.js";
+import type { InstallDocument, InstallItemResult } from "../install/types.js";
+import type { RunRecorder, RunShape } from "../run/recorder.js";
 import type { Session } from "../session.js";
 import {
   addRunOptions,
@@ -56,12 +58,14 @@ async function install(
   opts: InstallCommandOptions,
   run: RunRecorder,
 ): Promise<void> {
-  const [{ runInstall }, { createItemFetcher }, location, { describeChange }] = await Promise.all([
-    import("../install/run.js"),
-    import("../install/fetch-item.js"),
-    import("../cache/location.js"),
-    import("../install/lock-compare.js"),
-  ]);
+  const [{ runInstall }, { createItemFetcher }, location, { describeChange }, { installDocument }] =
+    await Promise.all([
+      import("../install/run.js"),
+      import("../install/fetch-item.js"),
+      import("../cache/location.js"),
+      import("../install/lock-compare.js"),
+      import("../install/outcome.js"),
+    ]);
   const { ctx, globals, reporter } = session;
   // A base URL that is given is checked before any item (exit 2, the message of every
   // command). None at all is only an error once an item needs the network (a warm cache does
@@ -90,7 +94,7 @@ async function install(
       {
         planned: (m) => {
           run.dir = m.dir;
-          run.head.dir = m.dir;
+          run.describe(installShape(m, session.deadline !== undefined, installDocument));
           run.begin();
           const n = m.items.length;
           reporter.info(
@@ -112,10 +116,7 @@ async function install(
       changes.push("svc-dl.lock unchanged: the service serves the files it names");
     }
     for (const line of changes) notice(line);
-    const s = doc.summary;
-    reporter.info(
-      `installed ${doc.items.length} item${doc.items.length === 1 ? "" : "s"}: ${s.downloaded} downloaded, ${s.from_cache} from the cache, ${s.up_to_date} already in place`,
-    );
+    reporter.info(summaryLine(doc));
   } catch (err) {
     const { InstallError } = await import("../install/outcome.js");
     if (err instanceof InstallError && err.document) {
@@ -126,6 +127,33 @@ async function install(
   } finally {
     progress.stop();
   }
+}
+
+/** The install's document and closing line, for a run stopped part-way (src/run/recorder.ts). */
+function installShape(
+  manifest: Manifest,
+  deadline: boolean,
+  document: typeof installDocument,
+): RunShape<InstallItemResult, InstallDocument> {
+  return { document: (items) => document(manifest, items, { deadline }), summaryLine };
+}
+
+/**
+ * The closing stderr line: `installed 3 items: 1 downloaded, 1 from the cache, 1 already in
+ * place`, then the failed, mismatched and deferred counts when there are any.
+ */
+function summaryLine(doc: InstallDocument): string {
+  const s = doc.summary;
+  const n = doc.items.length;
+  const parts = [
+    `${s.downloaded} downloaded`,
+    `${s.from_cache} from the cache`,
+    `${s.up_to_date} already in place`,
+  ];
+  if (s.failed > 0) parts.push(`${s.failed} failed`);
+  if (s.lock_mismatch > 0) parts.push(`${s.lock_mismatch} differing from svc-dl.lock`);
+  if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
+  return `installed ${n} item${n === 1 ? "" : "s"}: ${parts.join(", ")}`;
 }
 
 /** One stderr line per settled item: `pack forest-pack (standard): downloaded (network)`. */

@@ -1,5 +1,6 @@
 import type { CodedFailure, ErrorCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { lockPathFor } from "./lockfile.js";
 import type {
   InstallDocument,
   InstallItemRef,
@@ -98,8 +99,32 @@ export function installFailedError(doc: InstallDocument): InstallError {
   );
 }
 
-/** The `summary` of the document: counts by status and source. */
-export function summarize(items: readonly InstallItemResult[]): InstallSummary {
+/**
+ * The `install --json` document over `items`, for a complete run and one stopped part-way
+ * alike: `lock` beside the manifest, {@link summarize}'s counts (`deferred` with
+ * `--max-duration`: `deadline`), `lock_changes` empty (the caller fills it once the lock is
+ * written).
+ */
+export function installDocument(
+  manifest: { path: string; dir: string },
+  items: InstallItemResult[],
+  facts: { deadline: boolean },
+): InstallDocument {
+  return {
+    manifest: manifest.path,
+    lock: lockPathFor(manifest.path),
+    dir: manifest.dir,
+    items,
+    summary: summarize(items, facts.deadline),
+    lock_changes: [],
+  };
+}
+
+/**
+ * The `summary` of the document: counts by status and source; with `deadline` (the run had
+ * `--max-duration`) also `deferred`, the items left for the next run.
+ */
+export function summarize(items: readonly InstallItemResult[], deadline = false): InstallSummary {
   const s: InstallSummary = {
     downloaded: 0,
     up_to_date: 0,
@@ -107,9 +132,11 @@ export function summarize(items: readonly InstallItemResult[]): InstallSummary {
     failed: 0,
     lock_mismatch: 0,
     no_request: 0,
+    ...(deadline ? { deferred: 0 } : {}),
   };
   for (const i of items) {
     if (i.status === "failed") s.failed += 1;
+    else if (i.status === "deferred") s.deferred = (s.deferred ?? 0) + 1;
     else if (i.status === "lock-mismatch") s.lock_mismatch += 1;
     else if (i.source === "cache") s.from_cache += 1;
     else if (i.status === "up-to-date" || i.status === "adopted") s.up_to_date += 1;

@@ -15,10 +15,10 @@ import { itemKey, lockPathFor, readLock, writeLockIfChanged } from "./lockfile.j
 import { type Manifest, readManifest } from "./manifest.js";
 import { base, type ObtainContext, obtain, type Settled } from "./obtain.js";
 import {
+  installDocument,
   installFailedError,
   lockLacksItemsError,
   lockMismatchError,
-  summarize,
 } from "./outcome.js";
 import type { InstallDocument, InstallItemRef, InstallItemResult, LockItem } from "./types.js";
 
@@ -88,14 +88,8 @@ export async function runInstall(
   const lockItems = readLock(lockPath)?.items ?? [];
   const locked = new Map(lockItems.map((i) => [itemKey(i), i]));
   const updating = updateSelector(manifest, opts.update, opts.frozen);
-  const document = (items: InstallItemResult[]): InstallDocument => ({
-    manifest: manifest.path,
-    lock: lockPath,
-    dir: manifest.dir,
-    items,
-    summary: summarize(items),
-    lock_changes: [],
-  });
+  const document = (items: InstallItemResult[]): InstallDocument =>
+    installDocument(manifest, items, { deadline: opts.deadline !== undefined });
   if (opts.frozen) {
     const missing = manifest.items.filter((i) => !locked.has(itemKey(i)));
     if (missing.length > 0) {

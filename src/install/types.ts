@@ -100,6 +100,8 @@ export interface InstallSummary {
   lock_mismatch: number;
   /** Requests-free items: taken from the cache or `dir` without any request. */
   no_request: number;
+  /** Items left for the next run by `--max-duration` (present when it was given). */
+  deferred?: number;
 }
 
 /** The `install --json` document (cli-contract "JSON documents"). */

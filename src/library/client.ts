@@ -10,9 +10,11 @@ import type { HttpClient } from "../http/client.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
+import type { InstallItemResult } from "../install/types.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { createHttp } from "../services.js";
 import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
+import type { SyncItemResult } from "../sync/types.js";
 import { progressFor } from "./progress.js";
 import type {
   CallOptions,
@@ -142,6 +144,12 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const head = { dir: abs };
         const report = { file: opts.report, command: "packs sync", dir: abs, head };
         const doc = await withReport(report, options.onNotice, async (run) => {
+          const { syncDocument } = await import("../sync/summary.js");
+          let filtered = 0;
+          run.describe({
+            document: (items: SyncItemResult[]) =>
+              syncDocument(abs, items, { filtered, deadline: deadline !== undefined }),
+          });
           const synced = await runSync(
             client(),
             {
@@ -165,7 +173,13 @@ export function createClient(options: ClientOptions): SvcDlClient {
               ...(deadline ? { deadline } : {}),
             },
             progressFor(opts.onProgress),
-            { planned: () => run.begin(), itemFinished: (result) => run.settled(result) },
+            {
+              selected: (selection) => {
+                filtered = selection.left.length;
+              },
+              planned: () => run.begin(),
+              itemFinished: (result) => run.settled(result),
+            },
           );
           // stopped part-way by the deadline: the report says so, the call throws it
           if (deadline && (synced.summary.deferred ?? 0) > 0) throw deadline.error();
@@ -175,7 +189,10 @@ export function createClient(options: ClientOptions): SvcDlClient {
       }),
     install: (opts = {}) =>
       call(opts, async (client, deadline) => {
-        const { runInstall } = await import("../install/run.js");
+        const [{ runInstall }, { installDocument }] = await Promise.all([
+          import("../install/run.js"),
+          import("../install/outcome.js"),
+        ]);
         const cwd = absolute(opts.cwd);
         const manifest = opts.manifest ?? MANIFEST_FILE;
         const fetcher = createItemFetcher({
@@ -201,6 +218,11 @@ export function createClient(options: ClientOptions): SvcDlClient {
             },
             {
               ...(options.onNotice ? { notice: options.onNotice } : {}),
+              planned: (m) =>
+                run.describe({
+                  document: (items: InstallItemResult[]) =>
+                    installDocument(m, items, { deadline: deadline !== undefined }),
+                }),
               itemFinished: (result) => run.settled(result),
             },
           );

@@ -34,6 +34,24 @@ export interface RunDocument {
   [key: string]: unknown;
 }
 
+/**
+ * How a command turns the items it settled into its own document, so that a run stopped
+ * part-way reports the same shape (members, `summary` counters, human summary line) as a
+ * complete run of that command, only with the items settled so far.
+ */
+export interface RunShape<I = RunItem, D extends ShapedDocument = ShapedDocument> {
+  /** The command's `--json` document over `items` (its own members, `items`, `summary`). */
+  document(items: I[]): D;
+  /** The closing human line the command prints on stderr for `doc` (a document of this shape). */
+  summaryLine?(doc: D): string;
+}
+
+/** What every command's document has. */
+export interface ShapedDocument {
+  items: unknown[];
+  summary: object;
+}
+
 /** Statuses whose bytes came over the network in this run (`svc_dl_bytes_downloaded`). */
 const FETCHED = new Set(["downloaded", "resumed", "repaired"]);
 
@@ -54,6 +72,7 @@ export class RunRecorder {
   /** True once the run has planned its items: a stop from then on prints a partial document. */
   begun = false;
   #final: RunDocument | undefined;
+  #shape: RunShape | undefined;
   readonly #listeners: ((item: RunItem) => void)[] = [];
 
   constructor(command: string, dir: string, startedAt: number) {
@@ -65,6 +84,20 @@ export class RunRecorder {
   /** Marks the start of the items (after configuration, the directory lock and the plan). */
   begin(): void {
     this.begun = true;
+  }
+
+  /**
+   * Gives the command's document shape (see {@link RunShape}); until then a stopped run's
+   * document is {@link head}, the items and a count by status.
+   */
+  describe<I, D extends ShapedDocument>(shape: RunShape<I, D>): void {
+    // the items are the ones the command settled, its documents the ones its shape built
+    this.#shape = shape as unknown as RunShape;
+  }
+
+  /** The command's closing human line for `doc` (a document of this run), if it has one. */
+  summaryLine(doc: RunDocument): string | undefined {
+    return this.#shape?.summaryLine?.(doc);
   }
 
   /** Adds a listener called with each settled item. */
@@ -84,22 +117,22 @@ export class RunRecorder {
    * Marks the run complete (every item was tried) with the command's own document and returns
    * it with `"complete": true` appended: the document `--json` prints and `--report` writes.
    */
-  complete<D extends { items: unknown[]; summary: object }>(doc: D): D & { complete: true } {
+  complete<D extends ShapedDocument>(doc: D): D & { complete: true } {
     const full = { ...doc, complete: true as const };
     this.#final = full as unknown as RunDocument;
     return full;
   }
 
-  /** The document of the run: the complete one, else the items settled so far with `error`. */
+  /**
+   * The document of the run: the complete one, else the command's document (its
+   * {@link RunShape}) of the items settled so far with `"complete": false` and `error`.
+   */
   document(error: RunError | undefined): RunDocument {
     if (this.#final) return this.#final;
-    return {
-      ...this.head,
-      items: [...this.items],
-      summary: countByStatus(this.items),
-      complete: false,
-      ...(error ? { error } : {}),
-    };
+    const own = this.#shape
+      ? this.#shape.document([...this.items])
+      : { ...this.head, items: [...this.items], summary: countByStatus(this.items) };
+    return { ...own, complete: false, ...(error ? { error } : {}) } as RunDocument;
   }
 
   /** True once {@link complete} was called. */

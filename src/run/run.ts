@@ -27,9 +27,11 @@ const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
 
 /**
  * Runs `body` with a {@link RunRecorder} and, on every exit (success, failure, interrupt),
- * hands the run's document to the sinks: with `--json`, a run that stopped part-way after it
- * began prints `{…, items settled so far, summary, "complete": false, "error": {…}}` on stdout
- * (a complete run prints its own document); `--report` and `--metrics` files are written
+ * hands the run's document to the sinks: a run that stopped part-way after it began prints,
+ * with `--json`, the command's document of the items settled so far (its `RunShape`:
+ * the same members and summary counters as a complete run) with `"complete": false` and
+ * `"error": {…}` on stdout, else the command's closing summary line on stderr (a complete run
+ * prints its own document and line); `--report` and `--metrics` files are written
  * atomically; `GITHUB_STEP_SUMMARY` gets a Markdown table for `install` and `packs sync`.
  * Without a terminal on stderr (and without `--json`), the run begins with the header line
  * `svc-dl <version> <command> started <local ISO-8601 time>` and every later stderr line starts
@@ -97,7 +99,14 @@ async function finishRun(
   }
   const doc: RunDocument = run.document(error);
   const exitCode = svcError?.exitCode ?? session.exitCode;
-  if (failure && !run.isComplete && run.begun && session.globals.json) session.printJson(doc);
+  if (failure && !run.isComplete && run.begun) {
+    // a stop part-way: the command's own document (or closing line) of the items settled
+    if (session.globals.json) session.printJson(doc);
+    else {
+      const line = run.summaryLine(doc);
+      if (line !== undefined) session.reporter.info(line);
+    }
+  }
   const { ctx } = session;
   const tasks: Promise<void>[] = [];
   if (spec.sinks.report) {

@@ -13,9 +13,9 @@ import { deferredResult } from "./deferred.js";
 import { extractSynced } from "./extract-step.js";
 import { classifyFailure, itemError } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
-import { DEFAULT_MAX_DELETE, pruneCounts, pruneStep } from "./prune.js";
+import { DEFAULT_MAX_DELETE, pruneStep } from "./prune.js";
 import { type Selection, type SelectionResult, selectPacks } from "./select.js";
-import { summarize } from "./summary.js";
+import { syncDocument } from "./summary.js";
 import { syncTargets } from "./targets.js";
 import type {
   EditionChoice,
@@ -163,16 +163,8 @@ export async function runSync(
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);
     }
-    return {
-      dir: opts.dir,
-      items,
-      summary: {
-        ...summarize(items),
-        filtered: selection.left.length,
-        ...pruneCounts(items),
-        ...(opts.deadline ? { deferred: items.filter((i) => i.status === "deferred").length } : {}),
-      },
-    };
+    const facts = { filtered: selection.left.length, deadline: opts.deadline !== undefined };
+    return syncDocument(opts.dir, items, facts);
   } finally {
     await out.close();
   }

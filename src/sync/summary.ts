@@ -1,4 +1,5 @@
-import type { SyncItemResult, SyncSummary } from "./types.js";
+import { pruneCounts } from "./prune.js";
+import type { SyncDocument, SyncItemResult, SyncSummary } from "./types.js";
 
 /**
  * The `summary` of the `packs sync --json` document (cli-contract "JSON documents"):
@@ -17,6 +18,29 @@ export function summarize(items: readonly SyncItemResult[]): SyncSummary {
     } else if (item.status === "failed") summary.failed += 1;
   }
   return summary;
+}
+
+/**
+ * The `packs sync --json` document over `items`, for a complete run and one stopped part-way
+ * alike: {@link summarize}'s counts, `filtered` (packs the selection left out), the prune
+ * statuses' counts (`not_owned`, `pruned`…), and with `--max-duration` (`deadline`) `deferred`.
+ */
+export function syncDocument(
+  dir: string,
+  items: SyncItemResult[],
+  facts: { filtered: number; deadline: boolean },
+): SyncDocument {
+  const deferred = items.filter((i) => i.status === "deferred").length;
+  return {
+    dir,
+    items,
+    summary: {
+      ...summarize(items),
+      filtered: facts.filtered,
+      ...pruneCounts(items),
+      ...(facts.deadline ? { deferred } : {}),
+    },
+  };
 }
 
 /** The dry-run reason of an authoring edition not known to exist (not counted as a download). */

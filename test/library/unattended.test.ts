@@ -81,8 +81,17 @@ describe("library: unattended options", () => {
       complete: boolean;
       error: { code: string };
       items: { status: string }[];
+      summary: Record<string, number>;
     };
     expect(written.complete).toBe(false);
+    // the sync's own summary, as a complete run has it
+    expect(written.summary).toEqual({
+      downloaded: 0,
+      up_to_date: 0,
+      failed: 0,
+      filtered: 0,
+      deferred: written.items.length,
+    });
     expect(written.error.code).toBe("deadline_reached");
     // stopped before any item started: none is listed as settled otherwise than deferred
     expect(written.items.filter((i) => i.status !== "deferred")).toEqual([]);

@@ -136,7 +136,7 @@ describe("--report and --metrics", () => {
         "downloaded",
         "downloaded",
       ]);
-      expect(doc.summary).toEqual({ downloaded: 2 });
+      expect(doc.summary).toEqual({ downloaded: 2, up_to_date: 0, failed: 0, filtered: 0 });
       expect(JSON.parse(readFileSync(report, "utf8"))).toEqual(doc);
       // stderr still holds the one JSON error line
       expect(JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "").error.code).toBe("rate_limited");

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import type { RunRecorder } from "../../run/recorder.js";
 import type { Session } from "../../session.js";
-import type { EditionChoice } from "../../sync/types.js";
+import type { EditionChoice, SyncItemResult } from "../../sync/types.js";
 import {
   addRunOptions,
   examples,
@@ -74,13 +74,21 @@ async function syncInto(
   opts: PacksSyncOptions,
   run: RunRecorder,
 ): Promise<void> {
-  const [{ runSync }, report] = await Promise.all([
+  const [{ runSync }, report, { syncDocument }] = await Promise.all([
     import("../../sync/run.js"),
     import("../../sync/report.js"),
+    import("../../sync/summary.js"),
   ]);
   const { globals, reporter } = session;
-  const client = await session.http();
   const dryRun = opts.dryRun === true;
+  let filtered = 0;
+  const deadline = session.deadline !== undefined;
+  // a stop part-way reports the sync's own document and closing line
+  run.describe({
+    document: (items: SyncItemResult[]) => syncDocument(dir, items, { filtered, deadline }),
+    summaryLine: (doc) => report.summaryLine(doc, dryRun),
+  });
+  const client = await session.http();
   const progress = await session.progress();
   /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
   let owned: number | undefined;
@@ -126,6 +134,7 @@ async function syncInto(
       notice: (line) => reporter.info(line),
       selected: (selection) => {
         owned = selection.kept.length + selection.left.length;
+        filtered = selection.left.length;
         for (const line of selection.warnings) reporter.warn("selection_matches_nothing", line);
         if (selection.left.length > 0) {
           const kept = selection.kept.length;
@@ -138,7 +147,6 @@ async function syncInto(
   );
   if (session.deadline && (doc.summary.deferred ?? 0) > 0) {
     // stopped part-way: recordRun prints and writes the document ("complete": false, the error)
-    if (!globals.json) reporter.info(report.summaryLine(doc, dryRun));
     throw session.deadline.error();
   }
   const full = run.complete(doc);

@@ -46,7 +46,38 @@ interface FailedItem extends ItemRef {
 /** The several-slug `--json` document (cli-contract "JSON documents"). */
 export interface GetManyDocument {
   items: (Record<string, unknown> & { status: string })[];
-  summary: { downloaded: number; up_to_date: number; failed: number };
+  /** `deferred`: items left for the next run (present with `--max-duration`). */
+  summary: { downloaded: number; up_to_date: number; failed: number; deferred?: number };
+}
+
+/**
+ * The several-slug document over `items`, for a complete run and one stopped part-way alike:
+ * `up_to_date` counts `up-to-date` and `adopted`, `failed` and (with `deadline`) `deferred`
+ * their own status, `downloaded` every other.
+ */
+function getManyDocument(
+  items: GetManyDocument["items"],
+  facts: { deadline: boolean },
+): GetManyDocument {
+  const summary: GetManyDocument["summary"] = { downloaded: 0, up_to_date: 0, failed: 0 };
+  if (facts.deadline) summary.deferred = 0;
+  for (const { status } of items) {
+    if (status === "up-to-date" || status === "adopted") summary.up_to_date += 1;
+    else if (status === "failed") summary.failed += 1;
+    else if (status === "deferred") summary.deferred = (summary.deferred ?? 0) + 1;
+    else summary.downloaded += 1;
+  }
+  return { items, summary };
+}
+
+/** `3 items: 2 downloaded, 0 up to date, 1 failed` (the deferred and unsettled items too). */
+function summaryLine(doc: GetManyDocument, total: number): string {
+  const s = doc.summary;
+  const parts = [`${s.downloaded} downloaded`, `${s.up_to_date} up to date`, `${s.failed} failed`];
+  if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
+  const unsettled = total - doc.items.length;
+  if (unsettled > 0) parts.push(`${unsettled} not started`);
+  return `${total} items: ${parts.join(", ")}`;
 }
 
 /**
@@ -108,8 +139,14 @@ async function getMany(
   const destination = resolveDestination(req.output, ctx.cwd);
   if (destination.kind !== "file") throw new UsageError("-o - takes one slug");
   const progress = await session.progress();
-  const doc: GetManyDocument = { items: [], summary: { downloaded: 0, up_to_date: 0, failed: 0 } };
+  const items: GetManyDocument["items"] = [];
   const failed: FailedItem[] = [];
+  const deadline = session.deadline !== undefined;
+  // a stop part-way reports the items settled so far in this command's own document and line
+  run.describe({
+    document: (settled: GetManyDocument["items"]) => getManyDocument(settled, { deadline }),
+    summaryLine: (doc) => summaryLine(doc, req.items.length),
+  });
   const out = await OutputDir.open(destination.dir, {
     waitSeconds: globals.waitLock,
     onWait: (line) => session.reporter.info(line),
@@ -141,13 +178,8 @@ async function getMany(
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
         const settled = { ...toJsonDocument(result), ...extra };
-        doc.items.push(settled);
+        items.push(settled);
         run.settled(settled);
-        if (result.status === "up-to-date" || (result.status as string) === "adopted") {
-          doc.summary.up_to_date += 1;
-        } else {
-          doc.summary.downloaded += 1;
-        }
         if (!globals.json) session.print(result.path);
       } catch (err) {
         if (err instanceof DeadlineError) {
@@ -160,9 +192,8 @@ async function getMany(
         const error = itemError(err as SvcError);
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
-        doc.items.push({ ...entry });
+        items.push({ ...entry });
         run.settled(entry);
-        doc.summary.failed += 1;
         const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
         const message = `${label} ${item.slug}: ${error.message}`;
         reporter.warn(code, message, `${message} (${error.code}${id})`);
@@ -174,7 +205,7 @@ async function getMany(
   }
   // stopped part-way: recordRun prints and writes every item ("complete": false, the error)
   if (gate.stopped) throw gate.stopped;
-  return finish(session, req, run, doc, failed);
+  return finish(session, req, run, getManyDocument(items, { deadline }), failed);
 }
 
 /**
@@ -189,10 +220,7 @@ function finish(
   failed: readonly FailedItem[],
 ): GetManyDocument {
   const { globals, reporter } = session;
-  const s = doc.summary;
-  reporter.info(
-    `${req.items.length} items: ${s.downloaded} downloaded, ${s.up_to_date} up to date, ${s.failed} failed`,
-  );
+  reporter.info(summaryLine(doc, req.items.length));
   const full = run.complete(doc);
   if (globals.json) session.printJson(full);
   if (failed.length > 0) {
