@@ -2,14 +2,12 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/index.js";
 import { assetsCommand } from "./commands/assets/list.js";
-import { loginCommand } from "./commands/auth/login.js";
-import { logoutCommand } from "./commands/auth/logout.js";
-import { authStatusCommand } from "./commands/auth/status.js";
+import { authCommand } from "./commands/auth/index.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
-import { cacheCommand } from "./commands/cache/command.js";
+import { cacheCommand } from "./commands/cache/index.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion.js";
-import { configCommand } from "./commands/config/command.js";
+import { configCommand } from "./commands/config/index.js";
 import { doctorCommand } from "./commands/doctor/doctor.js";
 import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/index.js";
@@ -147,17 +145,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`.`,
     );
 
-  program.addCommand(
-    new Command("auth")
-      .description("store, check or remove the API key for a service address")
-      .addHelpText(
-        "after",
-        examples("svc-dl auth login", "svc-dl auth status", "svc-dl auth logout"),
-      )
-      .addCommand(loginCommand(open))
-      .addCommand(logoutCommand(open))
-      .addCommand(authStatusCommand(open)),
-  );
+  program.addCommand(authCommand(open));
   program.addCommand(whoamiCommand(open));
   program.addCommand(configCommand(open));
   program.addCommand(apiCommand(open));

@@ -1,31 +1,5 @@
 import { Command } from "commander";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-
-/**
- * `svc-dl auth logout` (cli-contract): deletes the key stored for the current service origin
- * (flag > env > config base URL). Exit 0 even when none was stored. Says so on stderr; with
- * `--json`, `{origin, removed}` on stdout. Does not touch SVC_API_KEY (it warns when set).
- */
-export async function runLogout(session: Session): Promise<void> {
-  const { url } = await session.baseUrl();
-  const removed = (await session.config()).deleteKey(url.origin);
-  if (session.globals.json) {
-    session.printJson({ origin: url.origin, removed });
-  } else {
-    session.reporter.info(
-      removed
-        ? `Removed the stored API key for ${url.origin}.`
-        : `No API key was stored for ${url.origin}; nothing to remove.`,
-    );
-  }
-  if (session.ctx.env.SVC_API_KEY?.trim()) {
-    session.reporter.warn(
-      "env_overrides_config",
-      "SVC_API_KEY is still set in the environment and will keep being used.",
-    );
-  }
-}
 
 /** Builds the `auth logout` command. */
 export function logoutCommand(open: OpenSession): Command {
@@ -36,6 +10,7 @@ export function logoutCommand(open: OpenSession): Command {
       examples("svc-dl auth logout", "svc-dl --base-url https://assets.example.com auth logout"),
     )
     .action(async (_opts: unknown, cmd: Command) => {
+      const { runLogout } = await import("./logout.run.js");
       await runLogout(open(cmd));
     });
 }

@@ -1,41 +1,5 @@
 import { Command } from "commander";
-import { keyPreview, keySourceLabel } from "../../io/key-preview.js";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-
-/**
- * `svc-dl auth status` (cli-contract "auth status"), like `gh auth status`: the service origin,
- * where the key comes from (`env` SVC_API_KEY or `config`), its preview, name, scopes,
- * created/last used, and the account e-mail, from one `GET /v1/me`. Human text on stdout;
- * `--json`: `{origin, source, account, key}`. Throws SvcError `no_api_key` (exit 3) with no
- * key, the API's error (exit 3 for a refused key) otherwise.
- */
-export async function runAuthStatus(session: Session): Promise<void> {
-  const { url } = await session.baseUrl();
-  const resolved = await session.apiKey();
-  const client = await session.http();
-  const { getMe } = await import("../../api/get-me.js");
-  const { me } = await getMe(client);
-  if (session.globals.json) {
-    session.printJson({
-      origin: url.origin,
-      source: resolved.source,
-      account: me.account,
-      key: me.key,
-    });
-    return;
-  }
-  const k = me.key;
-  session.print([
-    url.origin,
-    `  ✓ Logged in as ${me.account.name} <${me.account.email}>`,
-    `  key:       ${k.name} (${keyPreview({ preview: k.preview })})`,
-    `  source:    ${keySourceLabel(resolved.source)}`,
-    `  scopes:    ${k.scopes.join(", ") || "(none)"}`,
-    `  created:   ${k.created_at}`,
-    `  last used: ${k.last_used_at ?? "never"}`,
-  ]);
-}
 
 /** Builds the `auth status` command. */
 export function authStatusCommand(open: OpenSession): Command {
@@ -46,6 +10,7 @@ export function authStatusCommand(open: OpenSession): Command {
       examples("svc-dl auth status", "svc-dl auth status --json | jq -r .source"),
     )
     .action(async (_opts: unknown, cmd: Command) => {
+      const { runAuthStatus } = await import("./status.run.js");
       await runAuthStatus(open(cmd));
     });
 }

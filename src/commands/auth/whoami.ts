@@ -1,37 +1,5 @@
 import { Command } from "commander";
-import { keyPreview, keySourceLabel } from "../../io/key-preview.js";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-
-/**
- * `svc-dl whoami` (cli-contract): `GET /v1/me`. Human: name, e-mail, account id, lifetime
- * flag, pack and asset counts, key name, preview, scopes, created/last used. `--json`: the
- * response's `data` object unchanged. With `--verbose`, says where the key came from.
- */
-export async function runWhoami(session: Session): Promise<void> {
-  const { getMe } = await import("../../api/get-me.js");
-  const key = await session.apiKey();
-  const client = await session.http();
-  session.reporter.verbose(
-    `using the API key from ${key.source === "env" ? keySourceLabel("env") : `the config file (${(await session.config()).path})`}`,
-  );
-  const { me } = await getMe(client);
-  if (session.globals.json) {
-    session.printJson(me);
-    return;
-  }
-  const { account, entitlements, key: k } = me;
-  session.print([
-    `Logged in to ${client.baseUrl.origin} as ${account.name} <${account.email}> (${account.id})`,
-    `  lifetime access: ${entitlements.lifetime ? "yes" : "no"}`,
-    `  packs owned:     ${entitlements.pack_count}`,
-    `  assets covered:  ${entitlements.asset_count}`,
-    `  key:             ${k.name} (${keyPreview({ preview: k.preview })}, ${k.id})`,
-    `  scopes:          ${k.scopes.join(", ") || "(none)"}`,
-    `  created:         ${k.created_at}`,
-    `  last used:       ${k.last_used_at ?? "never"}`,
-  ]);
-}
 
 /** Builds the `whoami` command. */
 export function whoamiCommand(open: OpenSession): Command {
@@ -39,6 +7,7 @@ export function whoamiCommand(open: OpenSession): Command {
     .description("show the account, entitlements and API key in use (GET /v1/me)")
     .addHelpText("after", examples("svc-dl whoami", "svc-dl whoami --json | jq .entitlements"))
     .action(async (_opts: unknown, cmd: Command) => {
+      const { runWhoami } = await import("./whoami.run.js");
       await runWhoami(open(cmd));
     });
 }

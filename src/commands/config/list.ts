@@ -1,36 +1,5 @@
 import { Command } from "commander";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-import { SETTABLE, shownSetting } from "./settable.js";
-
-/**
- * `svc-dl config list`: the settings of the config file and the service origins that have a
- * stored API key, each with a short preview (never the key). Human: `key=value` lines, then
- * one `key for <origin>: <preview>` line each. `--json`:
- * `{"path","settings":{"base-url":string|null},"keys":[{"origin","preview"}]}`. A proxy's
- * password is shown as `***`.
- */
-export async function runConfigList(session: Session): Promise<void> {
-  const { storedKeyPreview } = await import("../../io/key-preview.js");
-  const config = await session.config();
-  const settings: Record<string, string | null> = {};
-  for (const key of SETTABLE) {
-    const value = config.get(key);
-    settings[key] = value === undefined ? null : await shownSetting(key, value);
-  }
-  const keys = config.keyOrigins().map((origin) => ({
-    origin,
-    preview: storedKeyPreview(config.getKey(origin) ?? "", config.getPreview(origin)),
-  }));
-  if (session.globals.json) {
-    session.printJson({ path: config.path, settings, keys });
-    return;
-  }
-  const lines = Object.entries(settings).map(([k, v]) => (v === null ? `${k}=` : `${k}=${v}`));
-  for (const k of keys) lines.push(`key for ${k.origin}: ${k.preview}`);
-  if (keys.length === 0) lines.push("no API keys stored (use `svc-dl auth login`)");
-  session.print(lines);
-}
 
 /** Builds `config list`. */
 export function configListCommand(open: OpenSession): Command {
@@ -38,6 +7,7 @@ export function configListCommand(open: OpenSession): Command {
     .description("show the settings and which service addresses have a stored key")
     .addHelpText("after", examples("svc-dl config list", "svc-dl config list --json"))
     .action(async (_opts: unknown, cmd: Command) => {
+      const { runConfigList } = await import("./list.run.js");
       await runConfigList(open(cmd));
     });
 }

@@ -1,5 +1,6 @@
 import { SETTABLE_KEYS } from "../../config/settable-keys.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { maskUrlPassword } from "../../http/redact.js";
 
 /** Settable keys of `svc-dl config`. */
 export const SETTABLE = SETTABLE_KEYS;
@@ -8,9 +9,8 @@ export const SETTABLE = SETTABLE_KEYS;
  * A setting's value as svc-dl shows it (human and `--json`): a proxy's password is `***`
  * (the config file keeps it; svc-dl never prints it).
  */
-export async function shownSetting(key: (typeof SETTABLE)[number], value: string): Promise<string> {
+export function shownSetting(key: (typeof SETTABLE)[number], value: string): string {
   if (key !== "proxy") return value;
-  const { maskUrlPassword } = await import("../../http/redact.js");
   return maskUrlPassword(value);
 }
 

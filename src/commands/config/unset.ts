@@ -1,21 +1,5 @@
 import { Command } from "commander";
-import type { Session } from "../../session.js";
 import { examples, type OpenSession } from "../command-kit.js";
-import { settableKey } from "./settable.js";
-
-/**
- * `svc-dl config unset KEY`: removes a setting from the config file. Exit 0 even when it was
- * not set. `--json`: `{"key","removed"}`. Throws UsageError (exit 2) for an unknown key.
- */
-export async function runConfigUnset(session: Session, rawKey: string): Promise<void> {
-  const key = settableKey(rawKey);
-  const removed = (await session.config()).unset(key);
-  if (session.globals.json) {
-    session.printJson({ key, removed });
-    return;
-  }
-  session.reporter.info(removed ? `${key} removed.` : `${key} was not set.`);
-}
 
 /** Builds `config unset`. */
 export function configUnsetCommand(open: OpenSession): Command {
@@ -24,6 +8,7 @@ export function configUnsetCommand(open: OpenSession): Command {
     .argument("<key>", "setting name: base-url")
     .addHelpText("after", examples("svc-dl config unset base-url"))
     .action(async (key: string, _opts: unknown, cmd: Command) => {
+      const { runConfigUnset } = await import("./unset.run.js");
       await runConfigUnset(open(cmd), key);
     });
 }

@@ -1,0 +1,9 @@
+import { cacheDirFrom } from "../../cache/location.js";
+import type { Session } from "../../session.js";
+
+/** `svc-dl cache dir`: prints the cache's path on stdout (`--json`: `{"dir"}`). */
+export async function runCacheDir(session: Session): Promise<void> {
+  const dir = await cacheDirFrom(session.ctx.env, session.ctx.cwd);
+  if (session.globals.json) session.printJson({ dir });
+  else session.print(dir);
+}
