@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "n
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { budgetCheck } from "../../src/commands/doctor/budget-check.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
 import { useMockService } from "../helpers/mock.js";
@@ -130,5 +131,46 @@ describe("doctor", () => {
     expect(lock?.status).toBe("warn");
     expect(lock?.finding).toContain(`pid ${process.pid} on `);
     expect(lock?.hint).toMatch(/--wait-lock/);
+  });
+
+  it("download budget: unknown until the first download, never learnt by spending one; the read budget beside it", async () => {
+    const r = await runCli(["doctor", "--json"], { env: shared.env() });
+    const budget = (JSON.parse(r.stdout) as DoctorDoc).checks.find((c) => c.name === "budget");
+    expect(budget).toEqual({
+      name: "budget",
+      status: "ok",
+      finding:
+        "download budget unknown until the first download (only a download answer reports it, and asking would spend one); read budget: 119 of 120 left, resets in 60 s",
+      hint: null,
+    });
+    await shared.mock.settled();
+    expect(shared.mock.requests.filter((q) => q.url.includes("/download"))).toEqual([]);
+  });
+
+  it("a spent read budget warns with when it resets (exit 0)", async () => {
+    shared.mock.set({ limits: { read: { quota: 1, windowSeconds: 60 } } });
+    try {
+      const r = await runCli(["doctor"], { env: shared.env() });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^warn budget: read budget spent: 0 of 1 left, resets in 60 s$/m);
+      expect(r.stdout).toMatch(/hint: Wait 60 s before the next run/);
+    } finally {
+      shared.mock.set({ limits: { read: { quota: 120, windowSeconds: 60 } } });
+    }
+  });
+
+  it("a cheap answer that carries the download policy is used: left, or spent with a warning", () => {
+    const headers = (r: number) => ({
+      "ratelimit-policy": '"download";q=30;w=60',
+      ratelimit: `"download";r=${r};t=42`,
+    });
+    expect(budgetCheck(headers(12), Date.now())).toMatchObject({
+      status: "ok",
+      finding: "download: 12 of 30 left, resets in 42 s",
+    });
+    expect(budgetCheck(headers(0), Date.now())).toMatchObject({
+      status: "warn",
+      finding: "download budget spent: 0 of 30 left, resets in 42 s",
+    });
   });
 });

@@ -2,6 +2,7 @@ import { getMe } from "../../api/get-me.js";
 import { describeSource } from "../../config/base-url.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
+import { budgetCheck } from "./budget-check.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
 import { networkChecks } from "./network-checks.js";
 
@@ -24,8 +25,8 @@ export function nodeCheck(version: string): DoctorCheck {
 
 /**
  * The checks that need the session, in order: base URL; proxy, DNS, TCP and TLS to its origin
- * (network-checks.ts); key (present and its source, then accepted, with its scopes) and clock
- * skew; and with `dir` the state files. A check that cannot run because an earlier one failed
+ * (network-checks.ts); key (present and its source, then accepted, with its scopes), clock
+ * skew and the download budget (budget-check.ts); and with `dir` the state files. A check that cannot run because an earlier one failed
  * is not reported.
  */
 export async function sessionChecks(
@@ -56,7 +57,7 @@ export async function sessionChecks(
 
 /**
  * The key: present (and its source), then, when the service is `reachable`, accepted with its
- * scopes, and the clock against the answer's `Date`.
+ * scopes, the clock against the answer's `Date` and the budget its rate-limit headers show.
  */
 async function keyChecks(session: Session, reachable: boolean): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
@@ -79,7 +80,7 @@ async function keyChecks(session: Session, reachable: boolean): Promise<DoctorCh
           },
     );
     const now = (session.ctx.clock ?? { now: () => Date.now() }).now();
-    checks.push(clockCheck(headers.date, now));
+    checks.push(clockCheck(headers.date, now), budgetCheck(headers, now));
   } catch (err) {
     checks.push(
       failure(checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key", err),
