@@ -12,10 +12,11 @@
  * 5. scope: 403 `insufficient_scope`.
  */
 import type { ServiceCore } from "./core.js";
+import type { FixtureAccount, FixtureApiKey } from "./fixture-types.js";
 import { type RequestContext, sendError, setHeaders } from "./http-util.js";
 import { isWellFormedApiKey } from "./keys.js";
 import { type LimitResult, rateLimitHeaders } from "./limiter.js";
-import type { FixtureAccount, FixtureApiKey, PolicyName } from "./types.js";
+import type { PolicyName } from "./service-types.js";
 
 /** Scope a route needs: a named scope, any scope at all, or none. */
 export type ScopeNeed = "downloads:read" | "catalog:read" | "any" | "none";

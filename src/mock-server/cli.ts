@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_FIXTURE_URL, loadFixtureFile } from "./fixture.js";
 import { startMockService } from "./server.js";
-import type { LimitConfig, MockServiceOptions, PolicyName } from "./types.js";
+import type { LimitConfig, MockServiceOptions, PolicyName } from "./service-types.js";
 
 /** Absolute path of the shipped default fixture, as printed (it works from any directory). */
 const DEFAULT_FIXTURE_PATH = fileURLToPath(DEFAULT_FIXTURE_URL);

@@ -2,7 +2,7 @@
  * Fault injection state: the current `Faults` and how many times each
  * counted fault has fired. Replacing the faults resets the counters.
  */
-import type { Faults } from "./types.js";
+import type { Faults } from "./fault-types.js";
 
 type CountedFault =
   | "dropAfterBytes"

@@ -4,8 +4,8 @@
  * the shipped default fixture, and the `extraPacks` generator.
  */
 import { readFileSync } from "node:fs";
+import type { Fixture } from "./fixture-types.js";
 import { isWellFormedApiKey, keyChecksum } from "./keys.js";
-import type { Fixture } from "./types.js";
 
 /** Absolute path of the shipped default fixture (`fixtures/default.json`, two levels above this module in src/ and dist/). */
 export const DEFAULT_FIXTURE_URL = new URL("../../fixtures/default.json", import.meta.url);

@@ -3,7 +3,7 @@
  * id for `read`/`download`, IP address for `public`/`auth`), and the rate-limit
  * headers in both spellings.
  */
-import type { LimitConfig, PolicyName } from "./types.js";
+import type { LimitConfig, PolicyName } from "./service-types.js";
 
 /** The spec's table: 120 reads, 30 downloads, 120 public, 20 failed auth per 60 s. */
 export const DEFAULT_LIMITS: Record<PolicyName, LimitConfig> = {

@@ -8,23 +8,23 @@ import type { AddressInfo } from "node:net";
 import { handleApi } from "./api/router.js";
 import { handleCdn } from "./cdn.js";
 import type { ServiceCore } from "./core.js";
+import type { Origin } from "./fault-types.js";
 import { FaultState } from "./faults.js";
 import { FileStore } from "./files.js";
 import { addExtraPacks, defaultFixture, validateFixture } from "./fixture.js";
 import { type RequestContext, readBody, sendError } from "./http-util.js";
 import { DEFAULT_LIMITS, Limiter } from "./limiter.js";
 import { requestIdFor } from "./request-id.js";
-import { Signer } from "./signing.js";
-import { MockState } from "./state.js";
 import type {
   FileInfo,
   FileRef,
   MockService,
   MockServiceOptions,
-  Origin,
   RequestLogEntry,
   StatePatch,
-} from "./types.js";
+} from "./service-types.js";
+import { Signer } from "./signing.js";
+import { MockState } from "./state.js";
 
 function flatHeaders(
   h: IncomingMessage["headers"] | ReturnType<ServerResponse["getHeaders"]>,

@@ -12,7 +12,7 @@ import type {
   FixtureLicenseKey,
   FixtureOrder,
   FixturePack,
-} from "./types.js";
+} from "./fixture-types.js";
 
 /** Default standard pack size: 2 MiB. */
 export const DEFAULT_PACK_SIZE = 2 * 1024 * 1024;

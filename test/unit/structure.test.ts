@@ -27,7 +27,6 @@ const ALLOWED = new Set([
   "function commands/packs/sync.ts syncInto",
   "function program.ts buildProgram",
   // Being split (the mock service's routes and types by area):
-  "file mock-server/types.ts",
   "function mock-server/cdn.ts handleCdn",
   "function mock-server/server.ts startMockService",
   "function mock-server/zip.ts buildZip",

@@ -5,9 +5,9 @@
 import { authenticate, type Principal } from "../auth.js";
 import { type ServiceCore, signedFileUrl } from "../core.js";
 import { FileStore } from "../files.js";
+import type { Edition, FixtureAsset, FixturePack } from "../fixture-types.js";
 import { type RequestContext, sendError } from "../http-util.js";
 import type { FileSpec } from "../state.js";
-import type { Edition, FixtureAsset, FixturePack } from "../types.js";
 import { publishedAsset, publishedPack } from "./respond.js";
 
 /** The status of a download's redirect: 302 on `/api/v1`, 303 after the legacy POST. */

@@ -9,8 +9,8 @@
  */
 import { applyLimiter, failAuth } from "../auth.js";
 import type { ServiceCore } from "../core.js";
+import type { FixtureLicenseKey, FixtureOrder } from "../fixture-types.js";
 import { type RequestContext, sendError } from "../http-util.js";
-import type { FixtureLicenseKey, FixtureOrder } from "../types.js";
 import { sendAssetFile, sendPackFile } from "./downloads.js";
 import { publishedAsset, publishedPack } from "./respond.js";
 

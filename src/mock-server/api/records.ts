@@ -1,7 +1,7 @@
 /** The JSON records of packs, assets and orders (spec, Endpoints: the `data` of each list). */
 import type { ServiceCore } from "../core.js";
+import type { FixtureAsset, FixtureOrder, FixturePack } from "../fixture-types.js";
 import type { OwnedPack } from "../state.js";
-import type { FixtureAsset, FixtureOrder, FixturePack } from "../types.js";
 
 /** An owned pack as `GET /v1/packs` lists it, with its download routes. */
 export function packRecord(core: ServiceCore, owned: OwnedPack): Record<string, unknown> {

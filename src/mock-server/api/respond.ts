@@ -3,9 +3,9 @@
  * the lookup of a published pack or asset (404 `not_found` otherwise).
  */
 import type { ServiceCore } from "../core.js";
+import type { FixtureAsset, FixturePack } from "../fixture-types.js";
 import { type RequestContext, sendError, sendJson } from "../http-util.js";
 import { paginate } from "../pagination.js";
-import type { FixtureAsset, FixturePack } from "../types.js";
 
 /** A path segment, percent-decoded (kept as sent when it does not decode). */
 export function decode(s: string | undefined): string {
