@@ -13,7 +13,7 @@
  *   file imports) are the ones that run against the dependency order of docs/design.md.
  *
  * Usage: node scripts/check-structure.js [DIR]   (prints one line per finding; exit 1 if any)
- * The test test/unit/structure.test.ts runs the same checks over src/.
+ * The test test/structure.test.ts runs the same checks over src/.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";

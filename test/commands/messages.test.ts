@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
 import { runCommand } from "../helpers/run-main.js";
-import { makeProject } from "../install/helpers.js";
 
 const shared = useMockService();
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-msg-"));

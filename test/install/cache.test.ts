@@ -13,8 +13,8 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { downloadRequests, type InstallDoc, install, makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { downloadRequests, type InstallDoc, install, makeProject } from "./helpers.js";
 
 const shared = useMockService({
   packSize: 96 * 1024,

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { downloadRequests, type InstallDoc, install, makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { downloadRequests, type InstallDoc, install, makeProject } from "./helpers.js";
 
 /** `install --extract` and `"extract": true` (cli-contract "Downloads", `--extract`). */
 

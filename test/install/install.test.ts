@@ -1,14 +1,14 @@
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { useMockService } from "../helpers/mock.js";
 import {
   downloadRequests,
   type InstallDoc,
   install,
   makeProject,
   type Project,
-} from "./helpers.js";
+} from "../helpers/install.js";
+import { useMockService } from "../helpers/mock.js";
 
 const shared = useMockService({
   packSize: 96 * 1024,

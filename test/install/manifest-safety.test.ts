@@ -10,8 +10,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type InstallDoc, install, makeProject, type Project } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { type InstallDoc, install, makeProject, type Project } from "./helpers.js";
 
 /**
  * A manifest or lock from a repository cannot aim writes outside the project (cli-contract

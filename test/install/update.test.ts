@@ -5,14 +5,14 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
 import { runCli } from "../helpers/cli.js";
-import { useMockService } from "../helpers/mock.js";
 import {
   downloadRequests,
   type InstallDoc,
   install,
   makeProject,
   type Project,
-} from "./helpers.js";
+} from "../helpers/install.js";
+import { useMockService } from "../helpers/mock.js";
 
 const shared = useMockService({
   assetSize: 16 * 1024,

@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { acquireDirLock } from "../../src/outdir/lock.js";
 import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
+import { install, makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { install, makeProject } from "./helpers.js";
 
 /** `install` writes a directory, so the global `--wait-lock SECONDS` applies to it. */
 

@@ -1,0 +1,67 @@
+import { Chalk } from "chalk";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/errors/api-error.js";
+import { formatErrorForHumans, jsonErrorDocument, toSvcError } from "../../src/errors/format.js";
+import { NetworkError } from "../../src/errors/network-error.js";
+
+const plain = new Chalk({ level: 0 });
+
+describe("formatErrorForHumans", () => {
+  it("names the code, the status and the request id, then the hint", () => {
+    const err = new ApiError({
+      code: "blocked",
+      message: "Access denied",
+      httpStatus: 403,
+      requestId: "req_abcdef12",
+    });
+    const text = formatErrorForHumans(err, plain, false);
+    expect(text.split("\n")[0]).toBe(
+      "error: Access denied (code blocked, HTTP 403, request id req_abcdef12)",
+    );
+    expect(text).toContain("hint: ");
+    expect(text).not.toContain("    at ");
+  });
+
+  it("adds the stack only when verbose", () => {
+    const err = toSvcError(new TypeError("oops"));
+    expect(err.exitCode).toBe(1);
+    expect(formatErrorForHumans(err, plain, false)).not.toContain("    at ");
+    expect(formatErrorForHumans(err, plain, true)).toContain("    at ");
+  });
+});
+
+describe("jsonErrorDocument", () => {
+  it("has exactly code, message, http_status, request_id, retryable and hint", () => {
+    const doc = jsonErrorDocument(
+      new ApiError({
+        code: "not_found",
+        message: "No such pack",
+        httpStatus: 404,
+        requestId: "req_1",
+      }),
+    );
+    expect(Object.keys(doc.error).sort()).toEqual([
+      "code",
+      "hint",
+      "http_status",
+      "message",
+      "request_id",
+      "retryable",
+    ]);
+    expect(doc.error).toMatchObject({
+      code: "not_found",
+      message: "No such pack",
+      http_status: 404,
+      request_id: "req_1",
+      retryable: false,
+    });
+    expect(doc.error.hint).toEqual(expect.stringContaining("No such published item"));
+  });
+
+  it("has null status and request id when no response came back", () => {
+    const doc = jsonErrorDocument(new NetworkError("could not reach", { requestId: "svcdl_sent" }));
+    expect(doc.error.http_status).toBeNull();
+    expect(doc.error.request_id).toBeNull();
+    expect(doc.error.retryable).toBe(true);
+  });
+});

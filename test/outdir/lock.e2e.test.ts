@@ -1,0 +1,259 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { acquireDirLock } from "../../src/outdir/lock.js";
+import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { manualClock } from "../helpers/clock.js";
+import { envFor, tempDir } from "../helpers/download.js";
+
+let mock: MockService;
+beforeAll(async () => {
+  mock = await startMockService({ packSize: 256 * 1024, assetSize: 32 * 1024 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+describe("directory lock", () => {
+  it("a second run on a directory another live process holds exits 8 (locked) and touches nothing", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    try {
+      mock.clearLog();
+      const r = await runCli(["pack", "get", "sci-fi-props"], { env: envFor(mock), cwd: dir });
+      expect(r.code).toBe(8);
+      expect(r.stderr).toContain("locked");
+      expect(mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+    const after = await runCli(["asset", "get", "forest-pine-tree"], {
+      env: envFor(mock),
+      cwd: dir,
+    });
+    expect(after.code).toBe(0);
+  });
+
+  it("two overlapping CLI runs: the second exits 8 while the first is downloading", async () => {
+    const dir = tempDir();
+    mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
+    try {
+      const first = spawn(process.execPath, [CLI_BIN, "pack", "get", "low-poly-forest"], {
+        cwd: dir,
+        env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir() },
+        stdio: "ignore",
+      });
+      const firstDone = new Promise<number | null>((resolve) => first.on("close", resolve));
+      for (let i = 0; i < 200 && !existsSync(join(dir, ".svc-dl", "lock")); i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const second = await runCli(["pack", "get", "sci-fi-props", "--json"], {
+        env: envFor(mock),
+        cwd: dir,
+      });
+      expect(second.code, second.stderr + second.stdout).toBe(8);
+      expect(JSON.parse(second.stderr).error.code).toBe("locked");
+      mock.set({ faults: {} });
+      expect(await firstDone).toBe(0);
+    } finally {
+      mock.set({ faults: {} });
+    }
+  });
+
+  it("a lock left by a killed process on this host is taken over at once", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true });
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => dead.on("close", r));
+    writeFileSync(
+      join(dir, ".svc-dl", "lock-owner.json"),
+      JSON.stringify({ pid: dead.pid, host: hostname(), since: new Date().toISOString() }),
+    );
+    const r = await runCli(["asset", "get", "forest-pine-tree"], { env: envFor(mock), cwd: dir });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
+  });
+});
+
+describe("takeover of a dead owner's lock with a deep tree planted in it", () => {
+  it("removes the tree iteratively and takes the lock", { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    let at = join(dir, ".svc-dl", "lock");
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    let levels = 0;
+    for (;;) {
+      try {
+        mkdirSync(join(at, "a"));
+      } catch {
+        break; // as deep as an absolute path allows (about 2,000 levels)
+      }
+      at = join(at, "a");
+      levels++;
+    }
+    expect(levels).toBeGreaterThan(1900);
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => dead.on("close", r));
+    writeFileSync(
+      join(dir, ".svc-dl", "lock-owner.json"),
+      JSON.stringify({ pid: dead.pid, host: hostname(), since: new Date().toISOString() }),
+    );
+    const lock = await acquireDirLock(dir);
+    await lock.release();
+    expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
+  });
+});
+
+describe("a run killed between taking the lock and writing its owner record", () => {
+  async function deadPid(): Promise<number> {
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    await new Promise((r) => dead.on("close", r));
+    return dead.pid ?? 0;
+  }
+
+  it("leaves a dead intent record: the lock is taken over at once", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
+    const pid = await deadPid();
+    writeFileSync(
+      join(dir, ".svc-dl", `lock-intent-${pid}`),
+      JSON.stringify({ pid, host: hostname(), since: new Date().toISOString() }),
+      { mode: 0o600 },
+    );
+    const lock = await acquireDirLock(dir);
+    await lock.release();
+    expect(existsSync(join(dir, ".svc-dl", `lock-intent-${pid}`))).toBe(false);
+    expect(ownIntents(dir)).toEqual([]);
+  });
+
+  it("a live intent, or none at all, still means locked", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
+    await expect(acquireDirLock(dir)).rejects.toMatchObject({ code: "locked" });
+    const live = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      writeFileSync(
+        join(dir, ".svc-dl", `lock-intent-${live.pid}`),
+        JSON.stringify({ pid: live.pid, host: hostname(), since: new Date().toISOString() }),
+        { mode: 0o600 },
+      );
+      await expect(acquireDirLock(dir)).rejects.toMatchObject({ code: "locked" });
+    } finally {
+      live.kill();
+    }
+    expect(ownIntents(dir)).toEqual([]);
+  });
+});
+
+/** Spawns the CLI with piped stderr; resolves `seen` once stderr contains `text`. */
+function spawnCli(args: string[], cwd: string, text: string) {
+  const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir(), NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let onSeen: () => void = () => undefined;
+  const seen = new Promise<void>((resolve) => {
+    onSeen = resolve;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+    if (stderr.includes(text)) onSeen();
+  });
+  child.stdout.resume();
+  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr })),
+  );
+  return { child, seen, done };
+}
+
+describe("--wait-lock SECONDS", () => {
+  it("waits for another run's lock, then downloads once it is released", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    mock.clearLog();
+    const run = spawnCli(
+      ["--wait-lock", "30", "asset", "get", "forest-pine-tree"],
+      dir,
+      "waiting up to",
+    );
+    try {
+      await run.seen;
+      expect(mock.requests).toEqual([]);
+    } finally {
+      await lock.release();
+    }
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(dir, "forest-pine-tree.glb"))).toBe(true);
+  });
+
+  it("gives up with exit 8 (locked) after the given time; 0 (the default) fails at once", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    try {
+      const clock = manualClock();
+      const started = clock.now();
+      const r = await runCli(["--wait-lock", "1", "packs", "sync", dir, "--json"], {
+        env: envFor(mock),
+        clock,
+      });
+      expect(r.code).toBe(8);
+      expect(JSON.parse(r.stderr).error.code).toBe("locked");
+      expect(JSON.parse(r.stderr).error.hint).toContain("--wait-lock");
+      // the run's clock timed the wait: a full second on it, none of it real
+      expect(clock.now() - started).toBeGreaterThanOrEqual(1000);
+      const now = await runCli(["packs", "sync", dir, "--json"], { env: envFor(mock) });
+      expect(now.code).toBe(8);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("SIGINT while waiting exits 130 at once", async () => {
+    const dir = tempDir();
+    const lock = await acquireDirLock(dir);
+    try {
+      const run = spawnCli(["--wait-lock", "60", "packs", "sync", dir], dir, "waiting up to");
+      await run.seen;
+      const killedAt = Date.now();
+      run.child.kill("SIGINT");
+      const r = await run.done;
+      expect(r.code).toBe(130);
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it("polls on a clock: no busy loop, a stale owner taken over at once", async () => {
+    const dir = tempDir();
+    const held = await acquireDirLock(dir);
+    let clock = 0;
+    const sleeps: number[] = [];
+    const waited = acquireDirLock(dir, {
+      waitSeconds: 2,
+      clock: {
+        now: () => clock,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
+      },
+    });
+    await expect(waited).rejects.toMatchObject({ code: "locked", exitCode: 8 });
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBe(2000);
+    expect(sleeps.every((ms) => ms > 0 && ms <= 250)).toBe(true);
+    await held.release();
+  });
+});
+
+/** This process's intent records left in `dir/.svc-dl` (`lock-intent-<pid>-<random>`). */
+function ownIntents(dir: string): string[] {
+  return readdirSync(join(dir, ".svc-dl")).filter((n) =>
+    n.startsWith(`lock-intent-${process.pid}-`),
+  );
+}

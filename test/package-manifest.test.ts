@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Honest installation: what the README and docs tell users to run must work before svc-dl is
+ * on the npm registry, and must never fetch a package by its bare name (whoever registers the
+ * name would receive the SVC_API_KEY the recipes export). The routes themselves are installed
+ * by `npm run test:package`.
+ */
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  engines: { node: string };
+  files: string[];
+  repository?: { url?: string };
+  homepage?: string;
+  bugs?: { url?: string };
+};
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const docs = readdirSync(join(root, "docs"))
+  .filter((f) => f.endsWith(".md"))
+  .map((f) => ({ name: `docs/${f}`, text: readFileSync(join(root, "docs", f), "utf8") }));
+
+/** The lines of every fenced code block in `text`. */
+function codeLines(text: string): string[] {
+  return [...text.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? "").split("\n"));
+}
+
+/** A command line that resolves svc-dl by its bare registry name. */
+const BARE_NAME = [
+  /\bnpx\s+(?:--yes\s+|-y\s+|--package[= ])?svc-dl\b/,
+  /\bnpm\s+(?:install|i|add)\s+(?:-g\s+|--global\s+)?svc-dl(?:@\S*)?(?:\s|$)/,
+  /\bnpm\s+exec\s+(?:--yes\s+|-y\s+)?(?:--\s+)?svc-dl\b/,
+];
+
+describe("honest installation", () => {
+  it("no recipe in the README or docs/ resolves the bare registry name `svc-dl`", () => {
+    for (const { name, text } of [{ name: "README.md", text: readme }, ...docs]) {
+      for (const line of codeLines(text)) {
+        for (const re of BARE_NAME) expect(re.test(line), `${name}: ${line}`).toBe(false);
+      }
+    }
+  });
+
+  it("the README's Node version is the one package.json requires", () => {
+    const required = /^>=(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1];
+    expect(required).toBeDefined();
+    expect(readme).toContain(`Requires Node.js ${required} or newer.`);
+  });
+
+  it("package.json names the repository, home page and issue tracker", () => {
+    expect(pkg.repository?.url).toMatch(/^git\+https:\/\//);
+    expect(pkg.homepage).toMatch(/^https:\/\//);
+    expect(pkg.bugs?.url).toMatch(/^https:\/\//);
+  });
+
+  it("every relative link of the README names a file the package ships", () => {
+    const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)#]+)(?:#[^)]*)?\)/g)].map(
+      (m) => m[1] ?? "",
+    );
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links) {
+      expect(existsSync(join(root, link)), link).toBe(true);
+      const top = link.split("/")[0] ?? "";
+      const shippedAlways = /^(README|LICENSE|CHANGELOG)/i.test(top);
+      expect(shippedAlways || pkg.files.includes(top), `${link} is not in package.json files`).toBe(
+        true,
+      );
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { createHttp } from "../src/services.js";
+import { STUB_API, useMockAgent } from "./helpers/mock-agent.js";
+
+// The one place a run's HTTP client is built, and the one place `no_api_key` is thrown.
+const agent = useMockAgent();
+
+describe("createHttp", () => {
+  it("a keyless client asked to authenticate throws no_api_key (exit 3) with the caller's hint", async () => {
+    const client = createHttp({
+      baseUrl: new URL(STUB_API),
+      apiKey: undefined,
+      userAgent: "svc-dl/test",
+      dispatcher: agent(),
+      missingKey: { given: "given", hint: "Pass apiKey to createClient()." },
+    });
+    await expect(
+      client.send({ url: client.apiUrl("me"), method: "GET", budget: "read" }),
+    ).rejects.toMatchObject({
+      code: "no_api_key",
+      exitCode: 3,
+      message: `no API key given for ${STUB_API}`,
+      hint: "Pass apiKey to createClient().",
+    });
+  });
+
+  it("sends the key it was given", async () => {
+    agent()
+      .get(STUB_API)
+      .intercept({
+        path: "/api/v1/me",
+        method: "GET",
+        headers: { authorization: "Bearer svc_live_k" },
+      })
+      .reply(200, "{}", { headers: { "content-type": "application/json" } });
+    const client = createHttp({
+      baseUrl: new URL(STUB_API),
+      apiKey: "svc_live_k",
+      userAgent: "svc-dl/test",
+      dispatcher: agent(),
+    });
+    const res = await client.send({ url: client.apiUrl("me"), method: "GET", budget: "read" });
+    expect(res.status).toBe(200);
+    res.body.dump();
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/errors/api-error.js";
+import { FileSystemError } from "../../src/errors/file-system-error.js";
+import { InterruptedError } from "../../src/errors/interrupted-error.js";
+import { NetworkError } from "../../src/errors/network-error.js";
+import { RateLimitedError } from "../../src/errors/rate-limited-error.js";
+import { classifyFailure, itemError } from "../../src/sync/failure.js";
+import { summarize, wouldFetch } from "../../src/sync/summary.js";
+import type { SyncItemResult } from "../../src/sync/types.js";
+
+function item(status: SyncItemResult["status"], reason: SyncItemResult["reason"]): SyncItemResult {
+  return {
+    slug: "p",
+    edition: "standard",
+    status,
+    reason,
+    path: null,
+    bytes: null,
+    sha256: null,
+    error: null,
+  };
+}
+
+const api = (code: string, httpStatus: number) =>
+  new ApiError({ code, message: "m", httpStatus, requestId: "req_1" });
+
+describe("summarize (cli-contract: JSON documents, packs sync)", () => {
+  it("counts downloaded+resumed+repaired, up-to-date+adopted, and failed", () => {
+    const items = [
+      item("downloaded", "new"),
+      item("resumed", "missing locally"),
+      item("repaired", "changed locally"),
+      item("up-to-date", "unchanged upstream"),
+      item("adopted", "new"),
+      item("would-download", "new"),
+      item("would-download", "authoring edition, if the pack has one"),
+      item("unavailable", "no authoring edition"),
+      item("failed", "new"),
+    ];
+    expect(summarize(items)).toEqual({ downloaded: 3, up_to_date: 2, failed: 1 });
+    expect(wouldFetch(items)).toEqual([item("would-download", "new")]);
+  });
+
+  it("an empty run counts nothing", () => {
+    expect(summarize([])).toEqual({ downloaded: 0, up_to_date: 0, failed: 0 });
+  });
+});
+
+describe("classifyFailure (cli-contract: packs sync)", () => {
+  it("stops on account-level codes and on failures every later item would meet", () => {
+    expect(classifyFailure(api("invalid_api_key", 401), "standard")).toBe("stop");
+    expect(classifyFailure(api("blocked", 403), "standard")).toBe("stop");
+    expect(classifyFailure(api("insufficient_scope", 403), "standard")).toBe("stop");
+    expect(
+      classifyFailure(new RateLimitedError("r", { retryAfterSeconds: 9, now: 0 }), "standard"),
+    ).toBe("stop");
+    expect(classifyFailure(new InterruptedError("SIGTERM"), "standard")).toBe("stop");
+    expect(classifyFailure(new FileSystemError("f", { code: "no_space" }), "standard")).toBe(
+      "stop",
+    );
+    expect(classifyFailure(new TypeError("bug"), "standard")).toBe("stop");
+  });
+
+  it("goes on after an item-level failure; no authoring edition is not a failure", () => {
+    expect(classifyFailure(api("not_entitled", 403), "standard")).toBe("item");
+    expect(classifyFailure(api("file_unavailable", 404), "standard")).toBe("item");
+    expect(classifyFailure(api("file_unavailable", 404), "authoring")).toBe("unavailable");
+    expect(classifyFailure(new FileSystemError("f", { code: "file_exists" }), "standard")).toBe(
+      "item",
+    );
+    expect(classifyFailure(new FileSystemError("f", { code: "special_file" }), "standard")).toBe(
+      "item",
+    );
+    expect(classifyFailure(new NetworkError("n"), "standard")).toBe("item");
+  });
+
+  it("reports an item's error with its code, status and request id", () => {
+    expect(itemError(api("not_found", 404))).toEqual({
+      code: "not_found",
+      message: "m",
+      http_status: 404,
+      request_id: "req_1",
+    });
+  });
+});
