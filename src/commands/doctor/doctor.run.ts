@@ -2,7 +2,9 @@ import { resolve } from "node:path";
 import { terminalText } from "../../io/terminal-text.js";
 import type { Session } from "../../session.js";
 import { nodeCheck, sessionChecks } from "./checks.js";
+import type { DoctorCheck } from "./doctor-check.js";
 import * as local from "./local-checks.js";
+import { type SyncNeed, spaceCheck, syncNeed } from "./space-check.js";
 
 /**
  * `svc-dl doctor [DIR]` (cli-contract "Operating unattended"): one line per check,
@@ -18,8 +20,10 @@ export async function runDoctor(session: Session, dirArg: string | undefined): P
     await local.configCheck(env),
     ...(await sessionChecks(session, dir)),
     await local.cacheCheck(env, cwd),
-    ...(dir === undefined ? [] : [await local.lockCheck(dir), await local.spaceCheck(dir)]),
   ];
+  if (dir !== undefined) {
+    checks.push(await local.lockCheck(dir), spaceCheck(dir, await needOf(session, dir, checks)));
+  }
   if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
   if (session.globals.json) {
     session.printJson({ checks });
@@ -31,4 +35,21 @@ export async function runDoctor(session: Session, dirArg: string | undefined): P
       return c.hint ? [line, `  hint: ${terminalText(c.hint)}`] : [line];
     }),
   );
+}
+
+/**
+ * What a sync of `dir` would fetch, once the key was accepted (`checks` so far): undefined
+ * before that, the error when the listing or DIR's state could not be read.
+ */
+async function needOf(
+  session: Session,
+  dir: string,
+  checks: readonly DoctorCheck[],
+): Promise<SyncNeed | Error | undefined> {
+  if (!checks.some((c) => c.name === "key-accepted" && c.status !== "fail")) return undefined;
+  try {
+    return await syncNeed(session, dir);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
 }

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readdirSync, statfsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { BY_HASH, CACHE_LAYOUT, cacheRefusals } from "../../cache/layout.js";
 import { cacheDirFrom } from "../../cache/location.js";
 import { checkConfigSafety } from "../../config/store.js";
@@ -88,18 +88,5 @@ export async function lockCheck(dir: string): Promise<DoctorCheck> {
         };
   } catch (err) {
     return failure("lock", err);
-  }
-}
-
-/** With DIR: free space on its file system (statfs; DIR or its nearest existing parent). */
-export async function spaceCheck(dir: string): Promise<DoctorCheck> {
-  let at = dir;
-  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
-  try {
-    const st = statfsSync(at);
-    const free = Number(st.bavail) * Number(st.bsize);
-    return { name: "free-space", status: "ok", finding: `${free} bytes free at ${at}`, hint: null };
-  } catch (err) {
-    return failure("free-space", err);
   }
 }

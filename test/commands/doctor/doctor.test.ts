@@ -120,7 +120,7 @@ describe("doctor", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-dl-doctor-lock-"));
     const free = await runCli(["doctor", dir], { env: shared.env() });
     expect(free.stdout).toMatch(/^ok lock: .* is not locked/m);
-    expect(free.stdout).toMatch(/^ok free-space: [1-9]\d* bytes free at /m);
+    expect(free.stdout).toMatch(/^ok free-space: [1-9]\d* bytes \(.*\) free at /m);
     mkdirSync(join(dir, ".svc-dl", "lock"), { recursive: true, mode: 0o700 });
     chmodSync(join(dir, ".svc-dl"), 0o700);
     const owner = { pid: process.pid, host: hostname(), since: "2026-01-01T00:00:00Z" };

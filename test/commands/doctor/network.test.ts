@@ -1,10 +1,10 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
-import { useMockService } from "../helpers/mock.js";
-import { startForwardProxy } from "../helpers/proxy.js";
-import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
+import { runCli } from "../../helpers/cli.js";
+import { useMockService } from "../../helpers/mock.js";
+import { startForwardProxy } from "../../helpers/proxy.js";
+import { makeSelfSignedCert, type SelfSignedCert } from "../../helpers/tls.js";
 
 /** `svc-dl doctor`: DNS, proxy in use, TCP and TLS to the API origin (cli-contract "Operating unattended"). */
 
