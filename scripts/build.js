@@ -3,8 +3,13 @@
  * `npm run build` (issue 7): bundles src/ into dist/ with esbuild — ESM for Node 20.18, one
  * file per entry point at the paths other code imports, shared code and every lazily
  * `import()`ed module in chunks beside them (code splitting), so `--help` still loads no HTTP,
- * config or download code. npm dependencies stay external (resolved from node_modules at run
- * time). Type checking is `npm run typecheck`; this build does not type-check.
+ * config or download code. Type checking is `npm run typecheck`; this build does not type-check.
+ *
+ * The program (dist/cli.js, dist/context.js: what bin/svc-dl.js loads) gets its npm
+ * dependencies inlined: a handful of chunks instead of ~270 CommonJS/ESM files to resolve, read
+ * and compile at every start (docs/performance.md "Start-up"). Their licence texts go to
+ * dist/THIRD-PARTY-LICENSES.txt. The library (dist/index.js) and the mock service keep
+ * their dependencies external: an application that imports svc-dl shares its node_modules.
  *
  * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
  * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
@@ -18,7 +23,7 @@
  * Usage: node scripts/build.js [--metafile FILE] [--types | --types-only]
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -34,7 +39,25 @@ const root = fileURLToPath(new URL("..", import.meta.url));
  *   dist/mock-server/, two levels down, where fixture.ts finds ../../fixtures/).
  */
 const BUNDLES = [
-  { outbase: "src", outdir: "dist", entryPoints: ["src/cli.ts", "src/context.ts", "src/index.ts"] },
+  {
+    outbase: "src",
+    outdir: "dist",
+    entryPoints: ["src/cli.ts", "src/context.ts"],
+    packages: "bundle",
+    // Inlined CommonJS packages call require() for Node's built-ins: give ESM chunks one.
+    banner: {
+      js: `// Includes npm packages; their licences: THIRD-PARTY-LICENSES.txt
+import { createRequire as __svcCreateRequire } from "node:module";
+const require = __svcCreateRequire(import.meta.url);`,
+    },
+    // ESM builds first: jsonc-parser's "main" is a UMD file whose require() calls of its own
+    // modules esbuild cannot follow (they would fail at run time).
+    mainFields: ["module", "main"],
+    legalComments: "eof",
+    licenses: "dist/THIRD-PARTY-LICENSES.txt",
+    plugins: [undiciForTheProgram()],
+  },
+  { outbase: "src", outdir: "dist", entryPoints: ["src/index.ts"] },
   {
     outbase: "src/mock-server",
     outdir: "dist/mock-server",
@@ -55,8 +78,10 @@ if (args.includes("--types-only")) {
 async function bundle() {
   try {
     const results = await Promise.all(
-      BUNDLES.map((b) =>
+      BUNDLES.map(({ licenses, ...b }) =>
         build({
+          packages: "external",
+          legalComments: "none",
           ...b,
           absWorkingDir: root,
           chunkNames: "chunk-[hash]",
@@ -65,9 +90,7 @@ async function bundle() {
           format: "esm",
           platform: "node",
           target: "node20.18",
-          packages: "external",
           sourcemap: false,
-          legalComments: "none",
           logLevel: "warning",
           metafile: true,
         }),
@@ -83,15 +106,73 @@ async function bundle() {
           rmSync(join(root, rel), { force: true });
       }
     }
+    BUNDLES.forEach((b, i) => {
+      if (!b.licenses) return;
+      writeLicenses(results[i].metafile, b.licenses);
+      assertNoRelativeRequire(results[i].metafile);
+    });
     if (metaIndex !== -1) {
       const outputs = Object.assign({}, ...results.map((r) => r.metafile?.outputs ?? {}));
       writeFileSync(args[metaIndex + 1] ?? "dist-meta.json", JSON.stringify({ outputs }));
     }
     if (args.includes("--types")) emitDeclarations();
-  } catch {
-    // esbuild has printed the errors.
+  } catch (err) {
+    // esbuild has printed its own errors (they carry `errors`); print the others.
+    if (!Array.isArray(err?.errors)) console.error(`build: ${err?.message ?? err}`);
     process.exitCode = 1;
   }
+}
+
+/** Resolves `undici` to scripts/undici-cli.js: only the dispatchers the program uses. */
+function undiciForTheProgram() {
+  return {
+    name: "undici-for-the-program",
+    setup(b) {
+      b.onResolve({ filter: /^undici$/ }, () => ({ path: join(root, "scripts/undici-cli.js") }));
+    },
+  };
+}
+
+/**
+ * Throws when an output of a bundle with inlined packages still calls require() on a relative
+ * path: a module esbuild could not follow (a UMD wrapper, a computed name), which would be
+ * missing at run time.
+ */
+function assertNoRelativeRequire(metafile) {
+  for (const out of Object.keys(metafile.outputs)) {
+    if (!out.endsWith(".js")) continue;
+    const m = /\brequire\d*\(\s*["']\.\.?\/[^"']*["']\s*\)/.exec(
+      readFileSync(join(root, out), "utf8"),
+    );
+    if (m) throw new Error(`${out}: ${m[0]} is not bundled and would fail at run time`);
+  }
+}
+
+/**
+ * Writes the licence of every npm package inlined into a bundle (read from the metafile's
+ * inputs: each `node_modules/<name>/` directory, nested ones included) to `file`: name, version,
+ * licence id, the package's LICENSE file and its NOTICE file if any. Throws when a package ships no licence file.
+ */
+function writeLicenses(metafile, file) {
+  const dirs = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(m[1]);
+  }
+  const parts = [...dirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8"));
+    const text = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)/i.test(f));
+    if (!text) throw new Error(`${dir}: no licence file to ship with the bundle`);
+    const notice = readdirSync(join(root, dir)).find((f) => /^notice/i.test(f));
+    const body = [text, notice]
+      .filter(Boolean)
+      .map((f) => readFileSync(join(root, dir, f), "utf8").trim())
+      .join("\n\n");
+    return `${pkg.name} ${pkg.version} (${pkg.license ?? "see below"})\n\n${body}\n`;
+  });
+  const head =
+    "The svc-dl program (dist/cli.js, dist/context.js and the chunks they load) includes these npm packages.\n";
+  writeFileSync(join(root, file), `${head}\n${parts.join(`\n${"-".repeat(72)}\n\n`)}`);
 }
 
 /** `tsc -p tsconfig.build.json` into a fresh dist/types/ (stale declarations removed first). */

@@ -37,7 +37,8 @@ export interface ArchivePlan {
  * Throws SvcError `unsafe_archive` (exit 7).
  */
 export async function inspectArchive(archive: string, archiveBytes: number): Promise<ArchivePlan> {
-  const yauzl = await import("yauzl");
+  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
+  const { default: yauzl } = await import("yauzl");
   let zip: ZipFile;
   try {
     zip = await yauzl.openPromise(archive, {

@@ -140,7 +140,8 @@ async function tryLock(
   markIntent: () => void,
   intentName: string,
 ): Promise<{ release?: () => Promise<void>; owner?: LockOwner | undefined }> {
-  const lockfile = await import("proper-lockfile");
+  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
+  const { default: lockfile } = await import("proper-lockfile");
   const options = {
     lockfilePath: lockPath,
     realpath: false,

@@ -35,7 +35,8 @@ export async function writeMetrics(cwd: string, file: string, facts: MetricsFact
   const labels = { command: run.command, dir: run.dir };
   const lastSuccess =
     exitCode === 0 ? endedAt / 1e3 : await previousSuccess(resolve(cwd, file), labels);
-  const { Registry, Gauge } = await import("prom-client");
+  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
+  const { Registry, Gauge } = (await import("prom-client")).default;
   const registry = new Registry();
   registry.setDefaultLabels(labels);
   const gauge = (name: string, help: string, value: number): void => {

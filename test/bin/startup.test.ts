@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { spawnCli as runCli } from "../helpers/cli.js";
+import { startForwardProxy } from "../helpers/proxy.js";
 
 // Start-up behaviour: `--version` and `--help` work and load no HTTP, config,
 // schema or colour module. No timing assertions here: timings live in `npm run bench`.
@@ -21,10 +23,26 @@ const HEAVY = [
   /\/node_modules\/zod\//,
   /\/node_modules\/conf\//,
   /\/node_modules\/chalk\//,
-  /\/dist\/api\//,
-  /\/dist\/config\//,
-  /\/dist\/download\//,
+  /\/src\/api\//,
+  /\/src\/config\/(?!settable-keys\.ts$)/, // the list of key names is help text
+  /\/src\/download\//,
 ];
+
+/**
+ * The modules behind the loaded URLs: each URL, and for a file of dist/ the modules esbuild
+ * put into it (its `// node_modules/…` and `// src/…` comments; the program's npm dependencies
+ * are inlined there), as `/node_modules/…` and `/src/…` paths.
+ */
+function modulesIn(urls: string[]): string[] {
+  const out: string[] = [];
+  for (const url of urls) {
+    out.push(url);
+    if (!url.startsWith("file:") || !url.includes("/dist/")) continue;
+    const text = readFileSync(fileURLToPath(url), "utf8");
+    for (const m of text.matchAll(/^\/\/ ((?:node_modules|src)\/\S+)$/gm)) out.push(`/${m[1]}`);
+  }
+  return out;
+}
 
 let dir: string;
 let mock: MockService;
@@ -70,11 +88,25 @@ async function traced(args: string[], env: Record<string, string> = {}) {
       SVC_TEST_TRACE: trace,
     },
   });
-  const loaded = readFileSync(trace, "utf8").split("\n").filter(Boolean);
-  return { r, loaded };
+  const urls = [...new Set(readFileSync(trace, "utf8").split("\n").filter(Boolean))];
+  return { r, urls, loaded: modulesIn(urls) };
 }
 
 describe("svc-dl start-up", () => {
+  it("the bundled program downloads through a proxy (its slim undici keeps CONNECT)", async () => {
+    const proxy = await startForwardProxy();
+    try {
+      const r = await runCli(["--proxy", proxy.url, "pack", "get", "low-poly-forest"], {
+        env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
+        cwd: mkdtempSync(join(dir, "proxy-")),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(proxy.connects).toContain(new URL(mock.baseUrl).host);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("--version and -V print package.json's version and exit 0", async () => {
     for (const flag of ["--version", "-V"]) {
       const r = await runCli([flag]);
@@ -138,5 +170,20 @@ describe("svc-dl start-up", () => {
     expect(r.code).toBe(0);
     expect(loaded.some((u) => /\/node_modules\/undici\//.test(u))).toBe(true);
     expect(loaded.some((u) => /\/node_modules\/chalk\//.test(u))).toBe(true);
+    expect(loaded.some((u) => /\/src\/api\//.test(u))).toBe(true);
+  });
+
+  it("whoami and pack get load a few bundle files and nothing from node_modules", async () => {
+    const env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
+    for (const args of [["whoami"], ["pack", "get", "low-poly-forest", "-o", `${dir}/get/`]]) {
+      const { r, urls } = await traced(args, env);
+      expect(r.code, r.stderr).toBe(0);
+      // the npm dependencies are inlined into dist/ (scripts/build.js): no resolution, no
+      // package.json lookups, no hundreds of small files to read and compile at each start
+      expect(urls.filter((u) => u.includes("/node_modules/"))).toEqual([]);
+      const files = urls.filter((u) => u.startsWith("file:"));
+      expect(files.length).toBeGreaterThan(2);
+      expect(files.length, files.join("\n")).toBeLessThanOrEqual(80);
+    }
   });
 });
