@@ -5,6 +5,7 @@ import type { Context } from "./context.js";
 import type { HttpClient, HttpClientOptions } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
+import { StderrLines } from "./io/live-lines.js";
 import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 import { terminalText } from "./io/terminal-text.js";
@@ -54,6 +55,8 @@ export class Session {
   readonly ctx: Context;
   readonly globals: GlobalOptions;
   readonly reporter: Reporter;
+  /** The run's writer of stderr lines: the reporter's and the progress bar's, coordinated. */
+  readonly lines: StderrLines;
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
   readonly #http = new Map<string, HttpClient>();
@@ -71,7 +74,9 @@ export class Session {
     this.ctx = ctx;
     this.globals = globals;
     const colour = colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
+    this.lines = new StderrLines(ctx.io.stderr);
     this.reporter = createReporter(ctx.io, {
+      lines: this.lines,
       quiet: globals.quiet || globals.json,
       json: globals.json,
       verbose: globals.verbose,
@@ -240,6 +245,7 @@ export class Session {
       quiet: this.globals.quiet || this.globals.json,
       columns: io.columns,
       prefix: () => this.linePrefix?.() ?? "",
+      lines: this.lines,
     });
   }
 

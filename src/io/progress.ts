@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 
+import { StderrLines } from "./live-lines.js";
 import type { FileProgress } from "./progress-types.js";
 
 export type { FileOutcome, FileProgress, TransferStart } from "./progress-types.js";
@@ -21,6 +22,11 @@ export interface ProgressOptions {
   prefix?: () => string;
   /** Terminal width for the bar (default: the stream's own `columns`, else 80). */
   columns?: number | undefined;
+  /**
+   * The run's writer of stderr lines (the reporter's too), so that lines written while the bar
+   * is drawn are printed above it; by default one of its own on `stderr`.
+   */
+  lines?: StderrLines;
 }
 
 /** A progress sink that prints nothing. */
@@ -41,7 +47,8 @@ export async function createProgress(opts: ProgressOptions): Promise<FileProgres
   if (opts.quiet) return silentProgress;
   if (opts.isTTY && opts.progress) {
     const { BarProgress } = await import("./progress-bar.js");
-    return new BarProgress(opts.stderr, opts.now ?? Date.now, opts.columns);
+    const lines = opts.lines ?? new StderrLines(opts.stderr);
+    return new BarProgress(lines, opts.now ?? Date.now, opts.columns);
   }
   const { PlainProgress } = await import("./progress-plain.js");
   return new PlainProgress(opts.stderr, {

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from "chalk";
 import type { ErrorCode, UnlistedApiCode } from "../errors/codes.js";
+import { StderrLines } from "./live-lines.js";
 import type { IOStreams } from "./streams.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -51,12 +52,15 @@ export interface ReporterOptions {
   colour: ChalkInstance;
   /** Put before every line (the `HH:MM:SS ` of a plain log, see src/run/log-time.ts); none when it returns "". */
   prefix?: () => string;
+  /** The run's writer of stderr lines, shared with the progress bar (default: its own). */
+  lines?: StderrLines;
 }
 
 /** Creates the stderr reporter for one run. */
 export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
+  const lines = opts.lines ?? new StderrLines(io.stderr);
   const write = (line: string, paint: (s: string) => string = String): void => {
-    io.stderr.write(`${opts.prefix?.() ?? ""}${paint(terminalText(line))}\n`);
+    lines.write(`${opts.prefix?.() ?? ""}${terminalText(line)}`, paint);
   };
   return {
     colour: opts.colour,
@@ -64,7 +68,7 @@ export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
       if (!opts.quiet) write(line);
     },
     warn: (code, message, line) => {
-      if (opts.json) io.stderr.write(`${JSON.stringify({ warning: { code, message } })}\n`);
+      if (opts.json) lines.write(JSON.stringify({ warning: { code, message } }));
       else write(line ?? `warning: ${message} (${code})`, opts.colour.yellow);
     },
     verbose: (line) => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { assertNoSecrets, registerSecret } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
+import { screenAfter } from "../helpers/screen.js";
 import { runOnTerminal } from "../helpers/terminal.js";
 
 // Progress on a real terminal (cli-contract "Streams and output"): a cli-progress bar per file
@@ -48,12 +49,17 @@ describe("progress on a terminal", () => {
     expect(r.screen).not.toMatch(ESCAPE);
   });
 
-  it("packs sync shows a pack N/M line above the bar", async () => {
+  it("packs sync shows a pack N/M line above the bar, updated in place", async () => {
     const dir = workDir();
     const r = await runOnTerminal(["packs", "sync", dir], { env: shared.env(), cwd: dir });
     expect(r.code).toBe(0);
     expect(r.screen).toMatch(/pack 1\/\d+, 0 B so far/);
     expect(r.screen).toMatch(/pack 2\/\d+, 512\.0 KiB so far/);
     expect(r.screen).toMatch(ESCAPE);
+    // what the terminal shows at the end: no overall line left behind, one line per pack
+    const final = await screenAfter([r.screen], 100);
+    expect(final.filter((l) => / so far$/.test(l))).toEqual([]);
+    const packs = Number(/pack 1\/(\d+), 0 B so far/.exec(r.screen)?.[1]);
+    expect(final.filter((l) => /\.zip {2}512\.0 KiB in /.test(l))).toHaveLength(packs);
   });
 });
