@@ -187,7 +187,12 @@ export const GetManyDocumentSchema = z.strictObject({
       }),
     ]),
   ),
-  summary: z.strictObject({ downloaded: count, up_to_date: count, failed: count }),
+  summary: z.strictObject({
+    downloaded: count,
+    up_to_date: count,
+    failed: count,
+    deferred: count.optional(),
+  }),
   ...runEnd,
 });
 
@@ -227,16 +232,28 @@ export const SyncDocumentSchema = z.strictObject({
   ...runEnd,
 });
 
-/** `verify --json` (cli-contract "verify"). */
+/** `verify --json` (cli-contract "verify"; src/commands/verify/verify.run.ts). */
 export const VerifyDocumentSchema = z.strictObject({
   dir: z.string().min(1),
   items: z.array(
     z.strictObject({
       path: z.string().min(1),
-      status: z.enum(["ok", "changed", "missing", "repaired"]),
+      status: z.enum(["ok", "changed", "missing", "repaired", "forgotten"]),
       sha256: sha256.nullable(),
+      bytes: count.nullable(),
+      kind,
+      slug: z.string().min(1),
+      edition: edition.nullable(),
     }),
   ),
+  summary: z.strictObject({
+    ok: count,
+    changed: count,
+    missing: count,
+    repaired: count.optional(),
+    forgotten: count.optional(),
+  }),
+  ...runEnd,
 });
 
 /** The facts of a `svc-dl.lock` entry, as `lock_changes` shows them before and after. */

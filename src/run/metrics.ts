@@ -16,6 +16,9 @@ export interface MetricsFacts {
 /** Statuses always exported (0 when none), so an alert never depends on a series appearing. */
 const ALWAYS = ["downloaded", "up-to-date", "failed"];
 
+/** The same for `verify`, whose items are `ok`, `changed` or `missing`. */
+const ALWAYS_VERIFY = ["ok", "changed", "missing"];
+
 /** The largest previous metrics file read back (a textfile collector file is small). */
 const MAX_PREVIOUS_BYTES = 1 << 20;
 
@@ -61,7 +64,8 @@ export async function writeMetrics(cwd: string, file: string, facts: MetricsFact
     labelNames: ["status"],
     registers: [registry],
   });
-  const counts = new Map<string, number>(ALWAYS.map((s) => [s, 0]));
+  const always = run.command === "verify" ? ALWAYS_VERIFY : ALWAYS;
+  const counts = new Map<string, number>(always.map((s) => [s, 0]));
   for (const item of doc.items) counts.set(item.status, (counts.get(item.status) ?? 0) + 1);
   for (const [status, n] of counts) items.set({ status }, n);
   gauge(

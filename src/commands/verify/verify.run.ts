@@ -1,13 +1,17 @@
 import { resolve } from "node:path";
 import { toSvcError } from "../../errors/format.js";
 import { OutputDir } from "../../outdir/output-dir.js";
+import type { StateItem } from "../../outdir/state.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../../outdir/verify.js";
+import type { RunRecorder } from "../../run/recorder.js";
+import { recordRun } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import { classifyFailure } from "../../sync/failure.js";
+import type { RunOutputFlags } from "../command-kit.js";
 import { repairItems } from "./repair.js";
 
 /** Options of `verify`. */
-export interface VerifyOptions {
+export interface VerifyOptions extends RunOutputFlags {
   /** `--repair`: download changed and missing items again, then verify them. */
   repair?: boolean;
   /** `--forget-missing`: drop the records of recorded files that no longer exist. */
@@ -15,17 +19,18 @@ export interface VerifyOptions {
 }
 
 /**
- * `svc-dl verify [DIR] [--repair]` (cli-contract "verify"): re-hashes every file the state file
- * of DIR (default `.`) records and compares size and SHA-256, with no network, reading nothing
- * outside DIR. Human: one line per file on stdout (`ok`, `changed`, `missing`, `repaired` and
- * the path), a summary on stderr naming the command that repairs. `--json`:
- * `{"dir","items":[{"path","status","sha256"}]}`. With `--repair`, changed and missing items
- * are downloaded again (network and key needed), then verified; with `--forget-missing` the
- * records of missing files are dropped (`forgotten`). Sets exit 1 when any file is still
- * changed or missing; nothing recorded in an existing DIR is exit 0 ("nothing recorded").
- * Throws UsageError `dir_not_found` (exit 2) when DIR does not exist or is not a directory,
- * FileSystemError `unsafe_state_dir` (exit 8), and with `--repair`/`--forget-missing` the
- * lock's errors (and the engine's run-wide errors).
+ * `svc-dl verify [DIR] [--repair]` (cli-contract "verify", "Operating unattended"): re-hashes
+ * every file the state file of DIR (default `.`) records and compares size and SHA-256, with no
+ * network, reading nothing outside DIR. Human: one line per file on stdout (`ok`, `changed`,
+ * `missing`, `repaired` and the path), a summary on stderr naming the command that repairs.
+ * `--json`: {@link verifyDocument}. With `--repair`, changed and missing items are downloaded
+ * again (network and key needed), then verified; with `--forget-missing` the records of missing
+ * files are dropped (`forgotten`). A run of the run layer (src/run/): `--report`, `--metrics`,
+ * `--on-item` (after each item's verdict is final), the plain-log header and time stamps.
+ * Sets exit 1 when any file is still changed or missing; nothing recorded in an existing DIR is
+ * exit 0 ("nothing recorded"). Throws UsageError `dir_not_found` (exit 2) when DIR does not
+ * exist or is not a directory, FileSystemError `unsafe_state_dir` (exit 8), and with
+ * `--repair`/`--forget-missing` the lock's errors (and the engine's run-wide errors).
  */
 export async function runVerify(
   session: Session,
@@ -33,14 +38,36 @@ export async function runVerify(
   opts: VerifyOptions = {},
 ): Promise<void> {
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
-  checkVerifiable(dir);
+  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  await recordRun(session, { command: "verify", dir, sinks }, (run) =>
+    verifyInto(session, dir, opts, run),
+  );
+}
+
+/** The body of {@link runVerify}: each item is settled in `run` once its verdict is final. */
+async function verifyInto(
+  session: Session,
+  dir: string,
+  opts: VerifyOptions,
+  run: RunRecorder,
+): Promise<void> {
   const json = session.globals.json;
   const repair = opts.repair === true;
   const fixes = (i: VerifyItem) => (repair && i.status !== "ok") || forgets(opts, i);
+  run.describe({
+    document: (settled: VerifyDocumentItem[]) => verifyDocument(dir, settled, opts),
+    summaryLine: (doc) => summary(dir, doc, false),
+  });
+  const settle = (item: VerifyItem): void => {
+    run.settled(documentItem(item));
+    if (!json) session.print(line(item));
+  };
+  checkVerifiable(dir);
+  run.begin();
   let items = await verifyDir(
     OutputDir.inspect(dir),
     (item) => {
-      if (!json && !fixes(item)) session.print(line(item));
+      if (!fixes(item)) settle(item);
     },
     session.ctx.signal,
   );
@@ -55,26 +82,62 @@ export async function runVerify(
     try {
       const fixed = repair ? await repairAll(session, out, items) : forgetMissing(out, items);
       await out.flush(); // a record reported forgotten is gone from the disk (throws exit 8)
-      if (!json) {
-        fixed.forEach((item, i) => {
-          if (fixes(items[i] as VerifyItem)) session.print(line(item));
-        });
-      }
+      fixed.forEach((item, i) => {
+        if (fixes(items[i] as VerifyItem)) settle(item);
+      });
       items = fixed;
     } finally {
       await out.close();
     }
   }
-  const bad = items.filter((i) => i.status === "changed" || i.status === "missing");
-  if (json) {
-    session.printJson({
-      dir,
-      items: items.map((i) => ({ path: i.path, status: i.status, sha256: i.sha256 })),
-    });
-  } else {
-    session.reporter.info(summary(dir, items, bad.length > 0 && !repair));
-  }
-  if (bad.length > 0) session.exitCode = 1;
+  const doc = run.complete(verifyDocument(dir, items.map(documentItem), opts));
+  const bad = doc.summary.changed + doc.summary.missing;
+  if (json) session.printJson(doc);
+  else session.reporter.info(summary(dir, doc, bad > 0 && !repair));
+  if (bad > 0) session.exitCode = 1;
+}
+
+/** One item of the `verify --json` document. */
+export interface VerifyDocumentItem {
+  path: string;
+  status: VerifyItem["status"];
+  sha256: string | null;
+  /** Size now in bytes; null when missing. */
+  bytes: number | null;
+  kind: StateItem["kind"];
+  slug: string;
+  edition: StateItem["edition"];
+}
+
+/** Counts of the `verify --json` summary (`repaired`, `forgotten` with their flags). */
+export interface VerifySummary {
+  ok: number;
+  changed: number;
+  missing: number;
+  repaired?: number;
+  forgotten?: number;
+}
+
+/**
+ * The `verify --json` document (cli-contract "JSON documents"): `{"dir","items":[{"path",
+ * "status","sha256", "bytes","kind","slug","edition"}],"summary":{"ok","changed","missing"}}`,
+ * the summary with `repaired` under `--repair` and `forgotten` under `--forget-missing`.
+ */
+export function verifyDocument(
+  dir: string,
+  items: VerifyDocumentItem[],
+  opts: VerifyOptions,
+): { dir: string; items: VerifyDocumentItem[]; summary: VerifySummary } {
+  const summary: VerifySummary = { ok: 0, changed: 0, missing: 0 };
+  if (opts.repair === true) summary.repaired = 0;
+  if (opts.forgetMissing === true) summary.forgotten = 0;
+  for (const { status } of items) summary[status] = (summary[status] ?? 0) + 1;
+  return { dir, items, summary };
+}
+
+function documentItem(i: VerifyItem): VerifyDocumentItem {
+  const { kind, slug, edition } = i.record;
+  return { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes, kind, slug, edition };
 }
 
 function line(item: VerifyItem): string {
@@ -84,16 +147,21 @@ function line(item: VerifyItem): string {
 const forgets = (opts: VerifyOptions, i: VerifyItem): boolean =>
   opts.forgetMissing === true && i.status === "missing";
 
-function summary(dir: string, items: readonly VerifyItem[], suggestRepair: boolean): string {
-  if (items.length === 0) return `nothing recorded in ${dir}`;
-  const count = (s: VerifyItem["status"]) => items.filter((i) => i.status === s).length;
-  const parts = [`${count("ok")} ok`, `${count("changed")} changed`, `${count("missing")} missing`];
-  if (count("repaired") > 0) parts.push(`${count("repaired")} repaired`);
-  if (count("forgotten") > 0) parts.push(`${count("forgotten")} forgotten`);
-  const head = `${items.length} recorded file${items.length === 1 ? "" : "s"}: ${parts.join(", ")}`;
+function summary(
+  dir: string,
+  doc: { items: unknown[]; summary: VerifySummary },
+  suggestRepair: boolean,
+): string {
+  if (doc.items.length === 0) return `nothing recorded in ${dir}`;
+  const s = doc.summary;
+  const parts = [`${s.ok} ok`, `${s.changed} changed`, `${s.missing} missing`];
+  if (s.repaired) parts.push(`${s.repaired} repaired`);
+  if (s.forgotten) parts.push(`${s.forgotten} forgotten`);
+  const n = doc.items.length;
+  const head = `${n} recorded file${n === 1 ? "" : "s"}: ${parts.join(", ")}`;
   if (!suggestRepair) return head;
   const forget =
-    count("missing") > 0
+    s.missing > 0
       ? `, or \`svc-dl verify --forget-missing ${dir}\` to drop the records of files you deleted or renamed`
       : "";
   return `${head}; run \`svc-dl verify --repair ${dir}\` to download the changed and missing files again${forget}`;

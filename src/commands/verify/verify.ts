@@ -1,10 +1,10 @@
 import { Command, Option } from "commander";
-import { examples, type OpenSession } from "../command-kit.js";
+import { addRunOptions, examples, type OpenSession, RUN_OPTIONS_HELP } from "../command-kit.js";
 import type { VerifyOptions } from "./verify.run.js";
 
 /** Builds the `verify` command; its run function (verify.run.ts) is loaded when it runs. */
 export function verifyCommand(open: OpenSession): Command {
-  return new Command("verify")
+  const cmd = new Command("verify")
     .description(
       "re-hash every downloaded file in DIR and report changed or missing ones (offline)",
     )
@@ -15,16 +15,21 @@ export function verifyCommand(open: OpenSession): Command {
         "--forget-missing",
         "drop the records of missing files (ones you deleted or renamed)",
       ).conflicts("repair"),
-    )
+    );
+  return addRunOptions(cmd)
     .addHelpText(
       "after",
-      examples(
-        "svc-dl verify",
-        "svc-dl verify ~/assets",
-        "svc-dl verify ~/assets --repair",
-        "svc-dl verify ~/assets --forget-missing",
-        "svc-dl verify ~/assets --json | jq '.items[] | select(.status != \"ok\")'",
-      ),
+      `
+Exit 1 when a file is still changed or missing, 0 when every file is ok (or nothing is recorded).
+${RUN_OPTIONS_HELP}
+${examples(
+  "svc-dl verify",
+  "svc-dl verify ~/assets",
+  "svc-dl verify ~/assets --repair",
+  "svc-dl verify ~/assets --forget-missing",
+  "svc-dl verify ~/assets --json | jq '.items[] | select(.status != \"ok\")'",
+  "svc-dl verify ~/assets --report verify.json --metrics /var/lib/node_exporter/svc-dl-verify.prom",
+)}`,
     )
     .action(async (dir: string | undefined, opts: VerifyOptions, cmd: Command) => {
       const { runVerify } = await import("./verify.run.js");

@@ -60,9 +60,18 @@ describe("verify", () => {
     );
     expect(byPath[files.pack]?.status).toBe("changed");
     expect(byPath[files.pack]?.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(byPath[files.asset]).toEqual({ path: files.asset, status: "missing", sha256: null });
+    expect(byPath[files.asset]).toEqual({
+      path: files.asset,
+      status: "missing",
+      sha256: null,
+      bytes: null,
+      kind: "asset",
+      slug: "forest-pine-tree",
+      edition: null,
+    });
     expect(byPath[files.authoring]?.status).toBe("ok");
-    expect(Object.keys(doc).sort()).toEqual(["dir", "items"]);
+    expect(Object.keys(doc)).toEqual(["dir", "items", "summary", "complete"]);
+    expect(doc.summary).toEqual({ ok: 1, changed: 1, missing: 1 });
   });
 
   it("exits 0 with 'nothing recorded' for a directory svc-dl never downloaded into", async () => {
@@ -72,7 +81,12 @@ describe("verify", () => {
     expect(r.stderr).toContain("nothing recorded");
     const j = await runCli(["verify", empty, "--json"], { env: {} });
     expect(j.code).toBe(0);
-    expect(JSON.parse(j.stdout)).toEqual({ dir: empty, items: [] });
+    expect(JSON.parse(j.stdout)).toEqual({
+      dir: empty,
+      items: [],
+      summary: { ok: 0, changed: 0, missing: 0 },
+      complete: true,
+    });
   });
 
   it("a DIR that does not exist is a usage error (exit 2), not 'nothing recorded'", async () => {
