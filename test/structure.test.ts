@@ -27,8 +27,6 @@ const ALLOWED = new Set([
   "function commands/packs/sync.ts syncInto",
   "function program.ts buildProgram",
   // Being split (the mock service's routes and types by area):
-  "function mock-server/cdn.ts handleCdn",
-  "function mock-server/server.ts startMockService",
   "function mock-server/zip.ts buildZip",
   // Being split: the body fast path's exchange (one state machine, differential-tested).
   "function download/fast-body/transport.ts FastBodyTransport.#exchange",

@@ -28,55 +28,8 @@ export function contentDisposition(filename: string): string {
 
 /** Handle one request of the CDN origin. */
 export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise<void> {
-  const se = core.faults.faults.serverError;
-  if (se !== undefined && se.origin === "cdn" && core.faults.take("serverError")) {
-    sendError(ctx, se.status ?? 500, "internal_error", "Internal server error (injected fault).");
-    return;
-  }
-  const method = ctx.req.method ?? "GET";
-  if (method !== "GET" && method !== "HEAD") {
-    sendError(ctx, 405, "method_not_allowed", "Use GET or HEAD.", { Allow: "GET, HEAD" });
-    return;
-  }
-  const m = PATH_RE.exec(ctx.url.pathname);
-  if (m === null) {
-    sendError(ctx, 404, "not_found", "No such file.");
-    return;
-  }
-  const check = core.signer.verify(ctx.url.pathname, ctx.url.searchParams, core.now());
-  const expiredFault = core.faults.faults.cdnExpired;
-  if (check === "ok" && expiredFault !== undefined && core.faults.take("cdnExpired")) {
-    sendError(
-      ctx,
-      expiredFault.status ?? 403,
-      "url_expired",
-      "The signed URL has expired; ask the API for a new one.",
-    );
-    return;
-  }
-  if (check === "expired") {
-    sendError(
-      ctx,
-      core.settings.expiredUrlStatus,
-      "url_expired",
-      "The signed URL has expired; ask the API for a new one.",
-    );
-    return;
-  }
-  if (check === "invalid") {
-    sendError(ctx, 403, "invalid_signature", "The URL signature is missing or invalid.");
-    return;
-  }
-  const kind = m[1] === "asset" ? "asset" : "pack";
-  const slug = decodeURIComponent(m[2] ?? "");
-  const spec: FileSpec = {
-    kind,
-    slug,
-    edition: m[3] === "authoring" ? "authoring" : "standard",
-    version: Number(m[4]),
-    size: Number(m[5]),
-    assetCount: kind === "pack" ? (core.state.pack(slug)?.asset_count ?? 1) : 1,
-  };
+  const spec = requestedFile(core, ctx);
+  if (spec === null) return;
   const layout = core.files.layout(spec);
   let etag = FileStore.etag(spec);
   if (core.faults.faults.changingEtag === true) {
@@ -117,11 +70,90 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
   }
   const start = d.kind === "partial" ? d.start : 0;
   const end = d.kind === "partial" ? d.end : size - 1;
-  const length = end - start + 1;
   if (d.kind === "partial") headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
-  headers["Content-Length"] = String(length);
+  headers["Content-Length"] = String(end - start + 1);
+  await sendBody(
+    core,
+    ctx,
+    layout,
+    { start, end, status: d.kind === "partial" ? 206 : 200 },
+    headers,
+  );
+}
 
-  let limit = length;
+/**
+ * The file a signed URL names, or null once the answer is sent: the injected `serverError`
+ * (CDN origin), 405 for a method other than GET/HEAD, 404 for another path, then the
+ * signature checks (`cdnExpired` fault, expired, invalid).
+ */
+function requestedFile(core: ServiceCore, ctx: RequestContext): FileSpec | null {
+  const se = core.faults.faults.serverError;
+  if (se !== undefined && se.origin === "cdn" && core.faults.take("serverError")) {
+    sendError(ctx, se.status ?? 500, "internal_error", "Internal server error (injected fault).");
+    return null;
+  }
+  const method = ctx.req.method ?? "GET";
+  if (method !== "GET" && method !== "HEAD") {
+    sendError(ctx, 405, "method_not_allowed", "Use GET or HEAD.", { Allow: "GET, HEAD" });
+    return null;
+  }
+  const m = PATH_RE.exec(ctx.url.pathname);
+  if (m === null) {
+    sendError(ctx, 404, "not_found", "No such file.");
+    return null;
+  }
+  if (!signatureAccepted(core, ctx)) return null;
+  const kind = m[1] === "asset" ? "asset" : "pack";
+  const slug = decodeURIComponent(m[2] ?? "");
+  return {
+    kind,
+    slug,
+    edition: m[3] === "authoring" ? "authoring" : "standard",
+    version: Number(m[4]),
+    size: Number(m[5]),
+    assetCount: kind === "pack" ? (core.state.pack(slug)?.asset_count ?? 1) : 1,
+  };
+}
+
+/** Whether the URL's signature holds and has not expired (or the `cdnExpired` fault says so). */
+function signatureAccepted(core: ServiceCore, ctx: RequestContext): boolean {
+  const check = core.signer.verify(ctx.url.pathname, ctx.url.searchParams, core.now());
+  const expiredFault = core.faults.faults.cdnExpired;
+  const expiredStatus =
+    check === "ok" && expiredFault !== undefined && core.faults.take("cdnExpired")
+      ? (expiredFault.status ?? 403)
+      : check === "expired"
+        ? core.settings.expiredUrlStatus
+        : null;
+  if (expiredStatus !== null) {
+    sendError(
+      ctx,
+      expiredStatus,
+      "url_expired",
+      "The signed URL has expired; ask the API for a new one.",
+    );
+    return false;
+  }
+  if (check === "invalid") {
+    sendError(ctx, 403, "invalid_signature", "The URL signature is missing or invalid.");
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Writes the head and bytes `[start, end]` of the file, cut short by the `dropAfterBytes`
+ * (connection destroyed) or `shortBody` (clean close) faults on GET.
+ */
+async function sendBody(
+  core: ServiceCore,
+  ctx: RequestContext,
+  layout: Layout,
+  part: { start: number; end: number; status: 200 | 206 },
+  headers: Record<string, string>,
+): Promise<void> {
+  const method = ctx.req.method ?? "GET";
+  let limit = part.end - part.start + 1;
   let drop = false;
   const dropFault = core.faults.faults.dropAfterBytes;
   const shortFault = core.faults.faults.shortBody;
@@ -132,7 +164,7 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
     limit = Math.min(limit, shortFault.bytes);
     headers.Connection = "close";
   }
-  ctx.res.writeHead(d.kind === "partial" ? 206 : 200, headers);
+  ctx.res.writeHead(part.status, headers);
   if (method === "HEAD") {
     ctx.res.end();
     return;
@@ -140,8 +172,8 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
   const complete = await streamBytes(
     ctx.res,
     layout,
-    start,
-    start + limit - 1,
+    part.start,
+    part.start + limit - 1,
     () => core.faults.faults.throttleBytesPerSecond,
   );
   if (!complete) return;
