@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { apiCommand } from "./commands/api.js";
 import { assetCommand } from "./commands/asset/index.js";
-import { assetsCommand } from "./commands/assets/list.js";
+import { assetsCommand } from "./commands/assets/index.js";
 import { authCommand } from "./commands/auth/index.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { cacheCommand } from "./commands/cache/index.js";
@@ -12,8 +12,7 @@ import { doctorCommand } from "./commands/doctor/doctor.js";
 import { installCommand } from "./commands/install.js";
 import { legacyCommand } from "./commands/legacy/index.js";
 import { packCommand } from "./commands/pack/index.js";
-import { packsListCommand } from "./commands/packs/list.js";
-import { packsSyncCommand } from "./commands/packs/sync.js";
+import { packsCommand } from "./commands/packs/index.js";
 import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
 import { loadColour } from "./io/colour.js";
@@ -150,15 +149,7 @@ More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`
   program.addCommand(configCommand(open));
   program.addCommand(apiCommand(open));
   program.addCommand(completionCommand(open));
-  const packs = new Command("packs")
-    .description("list and sync the packs you own")
-    .addHelpText(
-      "after",
-      examples("svc-dl packs list", "svc-dl packs sync ~/assets --edition all"),
-    );
-  packs.addCommand(packsListCommand(open));
-  packs.addCommand(packsSyncCommand(open));
-  program.addCommand(packs);
+  program.addCommand(packsCommand(open));
   program.addCommand(packCommand(open));
   program.addCommand(assetCommand(open));
   program.addCommand(assetsCommand(open));

@@ -24,7 +24,6 @@ const ALLOWED = new Set([
   "upward import http/ -> download/",
   "upward import http/ -> api/",
   // Being split (commands as <noun>/<verb> with one lazily loaded run module):
-  "function commands/packs/sync.ts syncInto",
   "function program.ts buildProgram",
   // Being split (the mock service's routes and types by area):
   "function mock-server/zip.ts buildZip",

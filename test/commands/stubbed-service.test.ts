@@ -1,6 +1,6 @@
 import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runPacksList } from "../../src/commands/packs/list.js";
+import { runPacksList } from "../../src/commands/packs/list.run.js";
 import { DEFAULT_GLOBALS, Session } from "../../src/session.js";
 import { runCommand, testContext } from "../helpers/run-main.js";
 

@@ -1,171 +1,16 @@
 import { Command, Option } from "commander";
-import type { RunRecorder } from "../../run/recorder.js";
-import type { Session } from "../../session.js";
-import type { EditionChoice, SyncItemResult } from "../../sync/types.js";
 import {
   addRunOptions,
   examples,
   type OpenSession,
   parseWholeNumber,
   RUN_OPTIONS_HELP,
-  type RunOutputFlags,
 } from "../command-kit.js";
-
-/** Options of `packs sync` (after parsing). */
-export interface PacksSyncOptions extends RunOutputFlags {
-  /** `--edition standard|authoring|all`; default `standard`. */
-  edition: EditionChoice;
-  /** `--refresh`: re-validate complete packs with one conditional request each. */
-  refresh?: boolean;
-  /** `--dry-run`: list what would be downloaded and why; no download, nothing written. */
-  dryRun?: boolean;
-  /** `--checksum`: re-hash every recorded file; re-download any that differs. */
-  checksum?: boolean;
-  /** `--extract`: unpack each complete pack ZIP into `DIR/<file name without .zip>/`. */
-  extract?: boolean;
-  /** `--prune`: move files recorded for packs no longer owned to DIR/.svc-dl/trash/<date>/. */
-  prune?: boolean;
-  /** `--max-delete N`: most files `--prune` moves (default 20). */
-  maxDelete?: number;
-  /** `--include GLOB`... (repeatable). */
-  include?: string[];
-  /** `--exclude GLOB`... (repeatable). */
-  exclude?: string[];
-  /** `--category NAME`... (repeatable). */
-  category?: string[];
-}
+import type { PacksSyncOptions } from "./sync.run.js";
 
 /** Commander's collector of a repeatable option. */
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-/**
- * `svc-dl packs sync [DIR] [--edition standard|authoring|all] [--refresh] [--include GLOB]...
- * [--exclude GLOB]... [--category NAME]... [--extract] [--dry-run]`
- * (cli-contract "packs sync"): makes DIR (default `.`) hold every owned pack, with the
- * one download engine, one file at a time, paced by the download budget. Human output on stderr
- * ("pack 3/12" above each file bar, one plain line per file without a TTY, a closing summary);
- * `--dry-run` prints its list on stdout; `--json` prints the contract's document on stdout.
- * Throws what `runSync` (src/sync/run.ts) throws; after a run with failed items,
- * an SvcError `sync_incomplete` (exit 1) naming each failed item with its code and request id.
- */
-export async function runPacksSync(
-  session: Session,
-  dirArg: string | undefined,
-  opts: PacksSyncOptions,
-): Promise<void> {
-  const [{ resolve }, { recordRun }] = await Promise.all([
-    import("node:path"),
-    import("../../run/run.js"),
-  ]);
-  const dir = resolve(session.ctx.cwd, dirArg ?? ".");
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
-  await recordRun(session, { command: "packs sync", dir, sinks }, async (run) => {
-    run.head.dir = dir;
-    await syncInto(session, dir, opts, run);
-  });
-}
-
-/** The body of {@link runPacksSync}: the run itself, feeding `run` with each settled item. */
-async function syncInto(
-  session: Session,
-  dir: string,
-  opts: PacksSyncOptions,
-  run: RunRecorder,
-): Promise<void> {
-  const [{ runSync }, report, { syncDocument }] = await Promise.all([
-    import("../../sync/run.js"),
-    import("../../sync/report.js"),
-    import("../../sync/summary.js"),
-  ]);
-  const { globals, reporter } = session;
-  const dryRun = opts.dryRun === true;
-  let filtered = 0;
-  const deadline = session.deadline !== undefined;
-  // a stop part-way reports the sync's own document and closing line
-  run.describe({
-    document: (items: SyncItemResult[]) => syncDocument(dir, items, { filtered, deadline }),
-    summaryLine: (doc) => report.summaryLine(doc, dryRun),
-  });
-  const client = await session.http();
-  const progress = await session.progress();
-  /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
-  let owned: number | undefined;
-  const doc = await runSync(
-    client,
-    {
-      dir,
-      edition: opts.edition,
-      refresh: opts.refresh === true,
-      dryRun,
-      checksum: opts.checksum === true,
-      waitLock: globals.waitLock,
-      extract: opts.extract === true,
-      prune: {
-        prune: opts.prune === true,
-        maxDelete: opts.maxDelete ?? 20,
-        today: new Date(session.ctx.clock?.now() ?? Date.now()).toISOString().slice(0, 10),
-      },
-      selection: {
-        include: opts.include ?? [],
-        exclude: opts.exclude ?? [],
-        categories: opts.category ?? [],
-      },
-      ...(session.deadline ? { deadline: session.deadline } : {}),
-    },
-    progress,
-    {
-      planned: (plan, kept) => {
-        run.begin();
-        const packs = owned ?? kept;
-        reporter.info(
-          `${packs} pack${packs === 1 ? "" : "s"} owned, ${plan.length} pack file${plan.length === 1 ? "" : "s"} (edition ${opts.edition}) to keep in ${dir}`,
-        );
-      },
-      itemStarted: (item, position, count) => {
-        reporter.info(report.itemStartLine(item, position, count));
-      },
-      itemFinished: (result) => {
-        run.settled(result);
-        const line = report.itemOutcomeLine(result);
-        if (line !== undefined) reporter.info(line);
-      },
-      notice: (line) => reporter.info(line),
-      selected: (selection) => {
-        owned = selection.kept.length + selection.left.length;
-        filtered = selection.left.length;
-        for (const line of selection.warnings) reporter.warn("selection_matches_nothing", line);
-        if (selection.left.length > 0) {
-          const kept = selection.kept.length;
-          reporter.info(
-            `selected ${kept} pack${kept === 1 ? "" : "s"}; left out ${selection.left.length}: ${selection.left.join(", ")}`,
-          );
-        }
-      },
-    },
-  );
-  if (session.deadline && (doc.summary.deferred ?? 0) > 0) {
-    // stopped part-way: recordRun prints and writes the document ("complete": false, the error)
-    throw session.deadline.error();
-  }
-  const full = run.complete(doc);
-  if (globals.json) {
-    session.printJson(full);
-  } else {
-    if (dryRun) {
-      const table = report.dryRunTable(doc);
-      if (table !== undefined) session.print(table);
-    }
-    reporter.info(report.summaryLine(doc, dryRun));
-    for (const line of report.failureLines(doc)) reporter.warn("sync_incomplete", line, line);
-    for (const i of doc.items.filter((i) =>
-      /^(not-owned|would-prune|pruned|kept-modified)$/.test(i.status),
-    )) {
-      reporter.info(`  ${i.slug} (${i.edition}): ${i.status}, ${i.path}`);
-    }
-  }
-  if (doc.summary.failed > 0) throw report.incompleteError(doc);
 }
 
 /** Builds the `packs sync` command. */
@@ -229,6 +74,7 @@ ${examples(
 )}`,
     )
     .action(async (dir: string | undefined, opts: PacksSyncOptions, cmd: Command) => {
+      const { runPacksSync } = await import("./sync.run.js");
       await runPacksSync(open(cmd), dir, opts);
     });
 }
