@@ -9,11 +9,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, type ErrorCode } from "../../src/errors/codes.js";
 import { tempConfigDir } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
+import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
 import { type RunCommandOptions, runCommand } from "../helpers/run-main.js";
+import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
+import { type FrontServer, startFrontServer } from "../reliability/helpers/front-server.js";
 
 /**
  * "Every hint a step that works": for each error code a user can fix, the error is triggered
@@ -24,6 +27,31 @@ import { type RunCommandOptions, runCommand } from "../helpers/run-main.js";
  */
 
 const shared = useMockService({ packSize: 16 * 1024, assetSize: 4 * 1024 });
+
+/** An https front of the mock (a private CA: its certificate) and proxies, for the network rows. */
+let cert: SelfSignedCert;
+let https: FrontServer;
+let proxy: ForwardProxy;
+let loginProxy: ForwardProxy;
+const PROXY_LOGIN = `Basic ${Buffer.from("ci:secret-pw").toString("base64")}`;
+beforeAll(async () => {
+  const made = makeSelfSignedCert(["IP:127.0.0.1"]);
+  if (!made) throw new Error("openssl is needed for the private CA");
+  cert = made;
+  https = await startFrontServer(shared.mock.baseUrl, () => false, undefined, { tls: cert });
+  proxy = await startForwardProxy();
+  loginProxy = await startForwardProxy({ requireAuth: PROXY_LOGIN });
+});
+afterAll(async () => {
+  await loginProxy?.close();
+  await proxy?.close();
+  await https?.close();
+});
+
+/** A world whose service is the https front, no proxy from the environment. */
+function tlsWorld(extra: Record<string, string | undefined> = {}) {
+  return world({ SVC_BASE_URL: https.url, NO_PROXY: "", no_proxy: "", ...extra });
+}
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "svc-dl-walk-"));
@@ -355,6 +383,41 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     const env = { ...opts.env, SVC_DL_CACHE_DIR: join(tempDir(), "cache") };
     await succeeds(["cache", "clean"], { env });
   },
+  tls_error: async () => {
+    const opts = tlsWorld();
+    const hint = await hintOf(["whoami"], opts, "tls_error");
+    expect(hint).toContain("--ca-file PATH");
+    await succeeds(["--ca-file", cert.caFile, "whoami"], opts);
+  },
+  invalid_ca_file: async () => {
+    const opts = tlsWorld();
+    const missing = join(tempDir(), "ca.pem");
+    const hint = await hintOf(["--ca-file", missing, "whoami"], opts, "invalid_ca_file");
+    expect(hint).toContain("readable PEM file");
+    await succeeds(["--ca-file", cert.caFile, "whoami"], opts);
+  },
+  insecure_base_url: async () => {
+    const opts = tlsWorld({ SVC_BASE_URL: "http://assets.example.com", SVC_CA_FILE: cert.caFile });
+    const hint = await hintOf(["whoami"], opts, "insecure_base_url");
+    // the same address over https (the service here listens on loopback only)
+    expect(hint).toContain("https://assets.example.com");
+    await succeeds(["whoami"], { env: { ...opts.env, SVC_BASE_URL: https.url } });
+  },
+  invalid_proxy: async () => {
+    const opts = tlsWorld({ SVC_CA_FILE: cert.caFile });
+    const hint = await hintOf(["--proxy", "a proxy", "whoami"], opts, "invalid_proxy");
+    expect(hint).toContain("http://host:port");
+    const before = proxy.connects.length;
+    await succeeds(["--proxy", proxy.url, "whoami"], opts);
+    expect(proxy.connects.length).toBeGreaterThan(before);
+  },
+  proxy_error: async () => {
+    const opts = tlsWorld({ SVC_CA_FILE: cert.caFile });
+    const hint = await hintOf(["--proxy", loginProxy.url, "whoami"], opts, "proxy_error");
+    expect(hint).toContain("http://user:password@host:port");
+    const withLogin = loginProxy.url.replace("http://", "http://ci:secret-pw@");
+    await succeeds(["--proxy", withLogin, "whoami"], { ...opts, secrets: ["secret-pw"] });
+  },
   license_key_as_api_key: async () => {
     const { env } = world({ SVC_API_KEY: shared.mock.licenseKey });
     const hint = await hintOf(["whoami"], { env }, "license_key_as_api_key");
@@ -446,12 +509,7 @@ describe("following the hint changes the outcome", () => {
 
 /** Fixable codes without a walk yet (each a missing row above, not a hint that works). */
 const NOT_YET: readonly ErrorCode[] = [
-  // a TLS service with a private CA, a proxy, a host name that does not resolve
-  "tls_error",
-  "invalid_ca_file",
-  "insecure_base_url",
-  "proxy_error",
-  "invalid_proxy",
+  // a host name that does not resolve needs a resolver the test controls
   "dns_error",
   // a full disk, a failing write, modes (the tests run as root, which modes do not stop)
   "no_space",
