@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readSync,
+  renameSync,
   rmSync,
   type Stats,
   writeSync,
@@ -245,9 +246,17 @@ export function createPrivateFile(path: string): number {
  * Replaces `path` with a new private file holding `data`: a temp file beside it created by
  * {@link createPrivateFile}, fsync'd, then renamed over `path` and the directory fsync'd (a
  * symlink at `path` is replaced, never followed). Throws the file-system error; the temp file is removed on failure.
+ *
+ * `durable: false` skips both flushes, for a record that no power cut can make matter (a lock's
+ * owner: after a reboot no process of the old boot holds anything); it is still replaced
+ * atomically, and its reader must accept it missing or unreadable, as it must anyway.
  */
-export function writePrivateFileAtomic(path: string, data: string): void {
-  writeFileAtomicNoFollow(path, data, PRIVATE_FILE_MODE);
+export function writePrivateFileAtomic(
+  path: string,
+  data: string,
+  opts: { durable?: boolean } = {},
+): void {
+  writeFileAtomicNoFollow(path, data, PRIVATE_FILE_MODE, opts.durable !== false);
 }
 
 /**
@@ -258,11 +267,16 @@ export function writePrivateFileAtomic(path: string, data: string): void {
  */
 export function writeSharedFileAtomic(path: string, data: string): void {
   const st = lstatIfExists(path);
-  writeFileAtomicNoFollow(path, data, st?.isFile() ? st.mode & 0o777 : undefined);
+  writeFileAtomicNoFollow(path, data, st?.isFile() ? st.mode & 0o777 : undefined, true);
 }
 
 /** The one atomic writer: `mode` undefined leaves the umask's default (0666 less the umask). */
-function writeFileAtomicNoFollow(path: string, data: string, mode: number | undefined): void {
+function writeFileAtomicNoFollow(
+  path: string,
+  data: string,
+  mode: number | undefined,
+  durable: boolean,
+): void {
   const tmp = join(
     dirname(path),
     `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
@@ -275,11 +289,13 @@ function writeFileAtomicNoFollow(path: string, data: string, mode: number | unde
       const buf = Buffer.from(data, "utf8");
       let done = 0;
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    durableRename(tmp, path, { fileSynced: true }); // and the directory after (src/io/durable.ts)
+    if (durable)
+      durableRename(tmp, path, { fileSynced: true }); // and the directory after (src/io/durable.ts)
+    else renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
