@@ -25,8 +25,6 @@ const ALLOWED = new Set([
   "upward import http/ -> api/",
   // Being split (commands as <noun>/<verb> with one lazily loaded run module):
   "function program.ts buildProgram",
-  // Being split (the mock service's routes and types by area):
-  "function mock-server/zip.ts buildZip",
   // Being split: the body fast path's exchange (one state machine, differential-tested).
   "function download/fast-body/transport.ts FastBodyTransport.#exchange",
   "function download/fast-body/transport.ts FastBodyTransport.#exchange/<anonymous>",
