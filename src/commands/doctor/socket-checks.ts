@@ -24,7 +24,12 @@ export async function dnsCheck(
 ): Promise<DoctorCheck> {
   const hop = via ?? target;
   const { host } = endpointOf(hop.url);
-  const through = via ? ` (the proxy's; ${target.url.hostname} is resolved by the proxy)` : "";
+  const origin = endpointOf(target.url).host;
+  const through = !via
+    ? ""
+    : isIP(origin) === 0
+      ? ` (the proxy's; ${origin} is resolved by the proxy)`
+      : " (the proxy's)";
   if (isIP(host) !== 0) {
     return { name: "dns", status: "ok", finding: `${host} is an address${through}`, hint: null };
   }

@@ -175,14 +175,19 @@ describe("doctor: the proxy in use", () => {
       expect(r.check("proxy")?.finding).toBe(
         `http://ops:***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`,
       );
-      expect(r.check("dns")?.finding).toBe(
-        "127.0.0.1 is an address (the proxy's; 127.0.0.1 is resolved by the proxy)",
-      );
+      expect(r.check("dns")?.finding).toBe("127.0.0.1 is an address (the proxy's)");
       expect(r.check("tcp")?.finding).toMatch(
         new RegExp(`^the proxy at 127\\.0\\.0\\.1:${proxy.port} in \\d+ ms$`),
       );
       expect(r.check("tls")?.finding).toMatch(/CN=svc-dl test.*; through the proxy's tunnel$/);
       expect(proxy.connects).toContain(new URL(server.base).host);
+      const byName = await doctor([], {
+        ...env,
+        SVC_BASE_URL: `https://localhost:${new URL(server.base).port}`,
+      });
+      expect(byName.check("dns")?.finding).toBe(
+        "127.0.0.1 is an address (the proxy's; localhost is resolved by the proxy)",
+      );
 
       const refused = await doctor(["--proxy", `http://127.0.0.1:${proxy.port}`], env);
       expect(refused.code).toBe(1);
