@@ -418,6 +418,35 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     const withLogin = loginProxy.url.replace("http://", "http://ci:secret-pw@");
     await succeeds(["--proxy", withLogin, "whoami"], { ...opts, secrets: ["secret-pw"] });
   },
+  prune_limit: async () => {
+    const opts = world();
+    const dir = tempDir();
+    await succeeds(["packs", "sync", dir], opts);
+    // two files recorded for packs the account no longer owns
+    const statePath = join(dir, ".svc-dl", "state.json");
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as {
+      items: Record<string, Record<string, unknown>>;
+    };
+    const [name, record] = Object.entries(state.items)[0] ?? [];
+    for (const gone of ["gone-1", "gone-2"]) {
+      writeFileSync(join(dir, `${gone}.zip`), readFileSync(join(dir, name ?? "")));
+      state.items[`${gone}.zip`] = {
+        ...record,
+        slug: gone,
+        file: `${gone}.zip`,
+        mtime_ms: undefined,
+      };
+    }
+    writeFileSync(statePath, JSON.stringify(state));
+    const argv = ["packs", "sync", dir, "--prune"];
+    const hint = await hintOf([...argv, "--max-delete", "1"], opts, "prune_limit");
+    expect(hint).toContain("--prune --dry-run");
+    const listed = await runCommand(["--json", ...argv, "--dry-run"], opts);
+    const doc = JSON.parse(listed.stdout) as { items: { status: string }[] };
+    expect(doc.items.filter((i) => i.status === "would-prune")).toHaveLength(2);
+    await succeeds([...argv, "--max-delete", "2"], opts);
+    expect(existsSync(join(dir, "gone-1.zip"))).toBe(false);
+  },
   license_key_as_api_key: async () => {
     const { env } = world({ SVC_API_KEY: shared.mock.licenseKey });
     const hint = await hintOf(["whoami"], { env }, "license_key_as_api_key");
@@ -434,7 +463,6 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   locked:
     "test/outdir/lock.e2e.test.ts and test/install/wait-lock.test.ts: --wait-lock waits, then the run goes on",
   lock_mismatch: "test/install/update.test.ts: the exit-9 hint leads to a lock --frozen accepts",
-  prune_limit: "test/sync/prune.e2e.test.ts: --max-delete N moves the files",
   usage_error: "test/errors/hint-source.test.ts: -o - with --json, then -o PATH",
   config_invalid: "test/errors/hint-source.test.ts: the hint names the config file",
 };
