@@ -1,15 +1,15 @@
 import { Command, InvalidArgumentError, Option } from "commander";
-import { apiCommand } from "./commands/api.js";
+import { apiCommand } from "./commands/api/api.js";
 import { assetCommand } from "./commands/asset/index.js";
 import { assetsCommand } from "./commands/assets/index.js";
 import { authCommand } from "./commands/auth/index.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { cacheCommand } from "./commands/cache/index.js";
 import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
-import { completionCommand } from "./commands/completion.js";
+import { completionCommand } from "./commands/completion/completion.js";
 import { configCommand } from "./commands/config/index.js";
 import { doctorCommand } from "./commands/doctor/doctor.js";
-import { installCommand } from "./commands/install.js";
+import { installCommand } from "./commands/install/install.js";
 import { legacyCommand } from "./commands/legacy/index.js";
 import { packCommand } from "./commands/pack/index.js";
 import { packsCommand } from "./commands/packs/index.js";
@@ -60,30 +60,9 @@ function applySettings(cmd: Command, ctx: Context, onError: (message: string) =>
   for (const sub of cmd.commands) applySettings(sub, ctx, onError);
 }
 
-/**
- * The commander tree: global options (cli-contract "Commands") and every subcommand. Command
- * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
- * `--version` stay fast. `onSession` receives the session once a command runs;
- * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
- */
-export function buildProgram(
-  ctx: Context,
-  onSession: (session: Session) => void,
-  onCommanderError: (message: string) => void,
-): Command {
-  const open: OpenSession = (cmd) => {
-    const session = new Session(ctx, globalsFrom(cmd));
-    onSession(session);
-    return session;
-  };
-  const program = new Command("svc-dl")
-    .description(
-      "Download the 3D asset packs and assets you own from the asset download service:\nresumable, verified, rate-limit aware.",
-    )
-    .version(ctx.version, "-V, --version", "print the svc-dl version")
-    .helpOption("-h, --help", "show help for a command")
-    // chalk loads only when a command runs, never for --help/--version (start-up time)
-    .hook("preAction", () => loadColour())
+/** Adds the global options (cli-contract "Commands": global options) to the root command. */
+function addGlobalOptions(program: Command): Command {
+  return program
     .addOption(
       new Option("--base-url <url>", "service address (env SVC_BASE_URL, config base-url)"),
     )
@@ -126,39 +105,73 @@ export function buildProgram(
         "--limit-rate <rate>",
         "bytes per second for every download, like curl: 500K, 5M, 1G (env SVC_DL_LIMIT_RATE, config limit-rate)",
       ),
-    )
-    .addHelpText(
-      "after",
-      `${examples(
-        "svc-dl auth login",
-        "svc-dl whoami",
-        "svc-dl packs list",
-        "svc-dl pack get forest-pack -o ./assets/",
-        "svc-dl packs sync ~/assets --edition all",
-      )}
+    );
+}
+
+/** The end of `svc-dl --help`: examples, environment variables, exit codes. */
+const PROGRAM_HELP = `${examples(
+  "svc-dl auth login",
+  "svc-dl whoami",
+  "svc-dl packs list",
+  "svc-dl pack get forest-pack -o ./assets/",
+  "svc-dl packs sync ~/assets --edition all",
+)}
 Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, SVC_DL_CACHE_DIR,
 HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SVC_CA_FILE, NODE_EXTRA_CA_CERTS, NO_COLOR, FORCE_COLOR.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
 10 --max-duration reached, 130/143 interrupted (or cancelled at a prompt).
-More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`.`,
-    );
+More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`.`;
 
-  program.addCommand(authCommand(open));
-  program.addCommand(whoamiCommand(open));
-  program.addCommand(configCommand(open));
-  program.addCommand(apiCommand(open));
-  program.addCommand(completionCommand(open));
-  program.addCommand(packsCommand(open));
-  program.addCommand(packCommand(open));
-  program.addCommand(assetCommand(open));
-  program.addCommand(assetsCommand(open));
-  program.addCommand(legacyCommand(open));
-  program.addCommand(verifyCommand(open));
-  program.addCommand(doctorCommand(open));
-  program.addCommand(installCommand(open));
-  program.addCommand(cacheCommand(open));
+/**
+ * The top-level commands in `--help` order: one builder per noun (its `index.ts`, which adds
+ * the verbs) or per top-level verb. Each builder imports only commander and command-kit; the
+ * command's run module is loaded by its action.
+ */
+const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
+  authCommand,
+  whoamiCommand,
+  configCommand,
+  apiCommand,
+  completionCommand,
+  packsCommand,
+  packCommand,
+  assetCommand,
+  assetsCommand,
+  legacyCommand,
+  verifyCommand,
+  doctorCommand,
+  installCommand,
+  cacheCommand,
+];
 
+/**
+ * The commander tree: global options (cli-contract "Commands") and every subcommand. Command
+ * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
+ * `--version` stay fast. `onSession` receives the session once a command runs;
+ * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
+ */
+export function buildProgram(
+  ctx: Context,
+  onSession: (session: Session) => void,
+  onCommanderError: (message: string) => void,
+): Command {
+  const open: OpenSession = (cmd) => {
+    const session = new Session(ctx, globalsFrom(cmd));
+    onSession(session);
+    return session;
+  };
+  const program = addGlobalOptions(
+    new Command("svc-dl")
+      .description(
+        "Download the 3D asset packs and assets you own from the asset download service:\nresumable, verified, rate-limit aware.",
+      )
+      .version(ctx.version, "-V, --version", "print the svc-dl version")
+      .helpOption("-h, --help", "show help for a command")
+      // chalk loads only when a command runs, never for --help/--version (start-up time)
+      .hook("preAction", () => loadColour()),
+  ).addHelpText("after", PROGRAM_HELP);
+  for (const command of COMMANDS) program.addCommand(command(open));
   applySettings(program, ctx, onCommanderError);
   return program;
 }

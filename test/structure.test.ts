@@ -25,8 +25,6 @@ const ALLOWED = new Set([
   "function library/client.ts createClient",
   "upward import http/ -> download/",
   "upward import http/ -> api/",
-  // Being split (commands as <noun>/<verb> with one lazily loaded run module):
-  "function program.ts buildProgram",
   // Being split: the body fast path's exchange (one state machine, differential-tested).
   "function download/fast-body/transport.ts FastBodyTransport.#exchange",
   "function download/fast-body/transport.ts FastBodyTransport.#exchange/<anonymous>",

@@ -1,16 +1,15 @@
-import { Command, Option } from "commander";
-import type { Manifest } from "../install/manifest.js";
-import type { installDocument } from "../install/outcome.js";
-import type { InstallDocument, InstallItemResult } from "../install/types.js";
-import type { RunRecorder, RunShape } from "../run/recorder.js";
-import type { Session } from "../session.js";
-import {
-  addRunOptions,
-  examples,
-  type OpenSession,
-  RUN_OPTIONS_HELP,
-  type RunOutputFlags,
-} from "./command-kit.js";
+import { dirname, resolve } from "node:path";
+import { cacheDirFrom } from "../../cache/location.js";
+import { createItemFetcher } from "../../install/fetch-item.js";
+import { describeChange } from "../../install/lock-compare.js";
+import type { Manifest } from "../../install/manifest.js";
+import { InstallError, installDocument } from "../../install/outcome.js";
+import { runInstall } from "../../install/run.js";
+import type { InstallDocument, InstallItemResult } from "../../install/types.js";
+import type { RunRecorder, RunShape } from "../../run/recorder.js";
+import { recordRun } from "../../run/run.js";
+import type { Session } from "../../session.js";
+import type { RunOutputFlags } from "../command-kit.js";
 
 /** Options of `install` (after parsing). */
 export interface InstallCommandOptions extends RunOutputFlags {
@@ -38,10 +37,6 @@ export async function runInstallCommand(
   session: Session,
   opts: InstallCommandOptions,
 ): Promise<void> {
-  const [{ resolve, dirname }, { recordRun }] = await Promise.all([
-    import("node:path"),
-    import("../run/run.js"),
-  ]);
   const manifestPath = resolve(session.ctx.cwd, opts.manifest ?? "svc-dl.json");
   const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
   const spec = { command: "install", dir: dirname(manifestPath), sinks };
@@ -58,14 +53,6 @@ async function install(
   opts: InstallCommandOptions,
   run: RunRecorder,
 ): Promise<void> {
-  const [{ runInstall }, { createItemFetcher }, location, { describeChange }, { installDocument }] =
-    await Promise.all([
-      import("../install/run.js"),
-      import("../install/fetch-item.js"),
-      import("../cache/location.js"),
-      import("../install/lock-compare.js"),
-      import("../install/outcome.js"),
-    ]);
   const { ctx, globals, reporter } = session;
   // A base URL that is given is checked before any item (exit 2, the message of every
   // command). None at all is only an error once an item needs the network (a warm cache does
@@ -76,7 +63,7 @@ async function install(
   const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
   const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });
-  const cacheDir = opts.cache ? await location.cacheDirFrom(ctx.env, ctx.cwd) : undefined;
+  const cacheDir = opts.cache ? await cacheDirFrom(ctx.env, ctx.cwd) : undefined;
   try {
     const doc = await runInstall(
       fetcher,
@@ -118,7 +105,6 @@ async function install(
     for (const line of changes) notice(line);
     reporter.info(summaryLine(doc));
   } catch (err) {
-    const { InstallError } = await import("../install/outcome.js");
     if (err instanceof InstallError && err.document) {
       const full = run.complete(err.document);
       if (globals.json) session.printJson(full);
@@ -165,49 +151,4 @@ function itemLine(r: InstallItemResult): string {
   if (r.status === "lock-mismatch") return `${what}: lock mismatch: ${r.reason ?? ""}`;
   const from = { local: "already in dir", cache: "from the cache", network: "from the network" };
   return `${what}: ${r.status} (${r.source ? from[r.source] : "unknown source"})`;
-}
-
-/** Builds the `install` command. */
-export function installCommand(open: OpenSession): Command {
-  const cmd = new Command("install")
-    .description("fetch the packs and assets svc-dl.json declares, pinned by svc-dl.lock (for CI)")
-    .addOption(
-      new Option(
-        "--frozen",
-        "never write svc-dl.lock; fail (exit 9) when it lacks an item or files differ from it",
-      ).conflicts("update"),
-    )
-    .addOption(
-      new Option(
-        "--update [slug...]",
-        "re-fetch the named items (every item without a slug) and record what the service serves in svc-dl.lock",
-      ).conflicts("frozen"),
-    )
-    .option("--manifest <file>", "the manifest to read (default ./svc-dl.json)")
-    .option("--no-cache", "neither read nor fill the download cache (SVC_DL_CACHE_DIR)")
-    .option("--extract", "extract every pack ZIP once verified");
-  return addRunOptions(cmd)
-    .addHelpText(
-      "after",
-      `
-svc-dl.json: {"dir":"vendor/assets","packs":["sci-fi-props",{"slug":"low-poly-forest","edition":"authoring","extract":true}],"assets":["free-sample-cube"]}
-Items already in dir or in the cache with the locked SHA-256 cost no request (and no API key).
-svc-dl.lock is written beside the manifest; commit it. A plain install adds entries for new
-items and drops undeclared ones, but never rewrites an entry: files that differ from it are
-exit 9 (lock_mismatch), as is --frozen with an item the lock lacks. Accept upstream changes
-with --update (one line per changed entry), review the lock's diff and commit it.
-${RUN_OPTIONS_HELP}
-${examples(
-  "svc-dl install",
-  "svc-dl install --frozen",
-  "svc-dl install --update sci-fi-props",
-  "svc-dl install --update --json",
-  "svc-dl install --manifest assets/svc-dl.json --json",
-  "SVC_DL_CACHE_DIR=.cache/svc-dl svc-dl install --frozen",
-  "svc-dl install --frozen --report svc-dl-report.json --metrics svc-dl.prom",
-)}`,
-    )
-    .action(async (opts: InstallCommandOptions, cmd: Command) => {
-      await runInstallCommand(open(cmd), opts);
-    });
 }

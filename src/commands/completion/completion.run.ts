@@ -1,8 +1,8 @@
-import { Command, type Option } from "commander";
-import { UsageError } from "../errors/usage-error.js";
-import { HELP_TOPIC_NAMES } from "../help-topics.js";
-import { examples, type OpenSession } from "./command-kit.js";
-import { SETTABLE } from "./config/settable.js";
+import type { Command, Option } from "commander";
+import { SETTABLE_KEYS } from "../../config/settable-keys.js";
+import { UsageError } from "../../errors/usage-error.js";
+import { HELP_TOPIC_NAMES } from "../../help-topics.js";
+import type { Session } from "../../session.js";
 
 /** Shells `svc-dl completion` writes scripts for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -22,9 +22,9 @@ interface Node {
 /** Fixed values of a command's first argument, by command path. */
 const ARGUMENT_VALUES: Readonly<Record<string, readonly string[]>> = {
   "svc-dl completion": SHELLS,
-  "svc-dl config get": SETTABLE,
-  "svc-dl config set": SETTABLE,
-  "svc-dl config unset": SETTABLE,
+  "svc-dl config get": SETTABLE_KEYS,
+  "svc-dl config set": SETTABLE_KEYS,
+  "svc-dl config unset": SETTABLE_KEYS,
 };
 
 function optionsOf(cmd: Command): Node["options"] {
@@ -272,22 +272,10 @@ export function completionScript(root: Command, shell: string): string {
   });
 }
 
-/** Builds `svc-dl completion bash|zsh|fish`: prints the script to stdout; needs no config or key. */
-export function completionCommand(open: OpenSession): Command {
-  return new Command("completion")
-    .description("print a shell completion script (bash, zsh or fish)")
-    .argument("<shell>", "bash, zsh or fish")
-    .addHelpText(
-      "after",
-      examples(
-        "source <(svc-dl completion bash)",
-        'svc-dl completion zsh > "$fpath[1]/_svc-dl"',
-        "svc-dl completion fish > ~/.config/fish/completions/svc-dl.fish",
-      ),
-    )
-    .action((shell: string, _opts: unknown, cmd: Command) => {
-      let root: Command = cmd;
-      while (root.parent) root = root.parent;
-      open(cmd).ctx.io.stdout.write(completionScript(root, shell));
-    });
+/**
+ * `svc-dl completion SHELL`: prints the completion script of the command tree under `root` to
+ * stdout; needs no config or key. Throws UsageError (exit 2) for an unknown shell.
+ */
+export function runCompletion(session: Session, root: Command, shell: string): void {
+  session.ctx.io.stdout.write(completionScript(root, shell));
 }

@@ -1,8 +1,8 @@
-import { Command } from "commander";
-import { SvcError } from "../errors/svc-error.js";
-import { UsageError } from "../errors/usage-error.js";
-import type { Session } from "../session.js";
-import { examples, type OpenSession } from "./command-kit.js";
+import { z } from "zod";
+import { paginateAny } from "../../api/paginate.js";
+import { SvcError } from "../../errors/svc-error.js";
+import { UsageError } from "../../errors/usage-error.js";
+import type { Session } from "../../session.js";
 
 /** Options of `svc-dl api`. */
 export interface ApiOptions {
@@ -80,35 +80,11 @@ export async function runApi(session: Session, rawPath: string, opts: ApiOptions
     }
   }
   const client = await session.http(authenticate ? {} : { needsKey: false });
-  const { z } = await import("zod");
   if (opts.paginate) {
-    const { paginateAny } = await import("../api/paginate.js");
     const result = await paginateAny(client, url, { authenticate });
     session.printJson("items" in result ? result.items : result.body);
     return;
   }
   const { body } = await client.getJson(url, z.unknown(), { authenticate });
   session.printJson(body);
-}
-
-/** Builds `svc-dl api`. */
-export function apiCommand(open: OpenSession): Command {
-  return new Command("api")
-    .description(
-      "GET any route under {base_url}/api/v1 with your key and print the JSON body\n(for routes whose fields the spec does not show)",
-    )
-    .argument("<path>", "route under /api/v1, with an optional query string")
-    .option("--paginate", "follow every page and print one merged data array")
-    .addHelpText(
-      "after",
-      examples(
-        "svc-dl api me",
-        "svc-dl api orders --paginate",
-        "svc-dl api 'assets?limit=100' --paginate | jq length",
-        "svc-dl api catalog/packs",
-      ),
-    )
-    .action(async (path: string, opts: ApiOptions, cmd: Command) => {
-      await runApi(open(cmd), path, opts);
-    });
 }
