@@ -29,6 +29,7 @@ export type {
   InstallOptions,
   PacingOptions,
   ReportOptions,
+  RunOptions,
   SvcDlClient,
   SyncOptions,
 } from "./library/types.js";

@@ -19,3 +19,32 @@ export function toJsonDocument(result: DownloadResult): GetJsonDocument {
     resumed_from: result.resumedFrom,
   };
 }
+
+/** The several-slug `--json` document (cli-contract "JSON documents"). */
+export interface GetManyDocument {
+  items: (Record<string, unknown> & { status: string })[];
+  /** `deferred`: items left for the next run (present with `--max-duration`). */
+  summary: { downloaded: number; up_to_date: number; failed: number; deferred?: number };
+}
+
+/**
+ * The several-slug document over `items` (cli-contract "JSON documents"; also a `--report` of
+ * one slug, and the library's `report` of one download), for a complete run and one stopped
+ * part-way alike:
+ * `up_to_date` counts `up-to-date` and `adopted`, `failed` and (with `deadline`) `deferred`
+ * their own status, `downloaded` every other.
+ */
+export function getManyDocument(
+  items: GetManyDocument["items"],
+  facts: { deadline: boolean },
+): GetManyDocument {
+  const summary: GetManyDocument["summary"] = { downloaded: 0, up_to_date: 0, failed: 0 };
+  if (facts.deadline) summary.deferred = 0;
+  for (const { status } of items) {
+    if (status === "up-to-date" || status === "adopted") summary.up_to_date += 1;
+    else if (status === "failed") summary.failed += 1;
+    else if (status === "deferred") summary.deferred = (summary.deferred ?? 0) + 1;
+    else summary.downloaded += 1;
+  }
+  return { items, summary };
+}

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
-import { toJsonDocument } from "../download/document.js";
+import { type GetManyDocument, getManyDocument, toJsonDocument } from "../download/document.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
@@ -11,6 +11,7 @@ import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatc
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallItemResult } from "../install/types.js";
+import type { GetJsonDocument } from "../model.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { createHttp } from "../services.js";
 import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
@@ -21,9 +22,10 @@ import type {
   ClientOptions,
   DownloadOptions,
   PacingOptions,
+  RunOptions,
   SvcDlClient,
 } from "./types.js";
-import { type OperationPacing, operationPacing, withReport } from "./unattended.js";
+import { type LibraryRun, type OperationPacing, operationPacing, withRun } from "./unattended.js";
 
 /**
  * Creates a client of the asset download service for Node programs (cli-contract "Library"),
@@ -105,18 +107,29 @@ export function createClient(options: ClientOptions): SvcDlClient {
       });
       const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
       const { OutputDir } = await import("../outdir/output-dir.js");
-      const out = await OutputDir.open(absolute(opts.dir), {
-        waitSeconds: opts.waitLock ?? 0,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-      });
-      try {
-        const result = await fetcher.download({ kind, slug, edition }, out, {
-          force: opts.force === true,
+      const dir = absolute(opts.dir);
+      // a report or metrics file holds the one-slug run document, as `pack get --report` writes
+      const sinks = { file: opts.report, metrics: opts.metrics, command: `${kind} get`, dir };
+      const facts = { deadline: deadline !== undefined };
+      let single: GetJsonDocument | undefined;
+      await withRun({ ...sinks, head: {} }, options.onNotice, async (run) => {
+        run.describe({ document: (items: ManyItems) => getManyDocument(items, facts) });
+        const out = await OutputDir.open(dir, {
+          waitSeconds: opts.waitLock ?? 0,
+          ...(opts.signal ? { signal: opts.signal } : {}),
         });
-        return toJsonDocument(result);
-      } finally {
-        await out.close();
-      }
+        try {
+          const result = await fetcher.download({ kind, slug, edition }, out, {
+            force: opts.force === true,
+          });
+          single = toJsonDocument(result);
+          run.settled(single);
+          return getManyDocument([{ ...single }], facts);
+        } finally {
+          await out.close();
+        }
+      });
+      return single as GetJsonDocument;
     });
 
   return {
@@ -142,8 +155,8 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const { runSync } = await import("../sync/run.js");
         const abs = absolute(dir);
         const head = { dir: abs };
-        const report = { file: opts.report, command: "packs sync", dir: abs, head };
-        const doc = await withReport(report, options.onNotice, async (run) => {
+        const sinks = { ...runSinks(opts), command: "packs sync", dir: abs, head };
+        const doc = await withRun(sinks, options.onNotice, async (run) => {
           const { syncDocument } = await import("../sync/summary.js");
           let filtered = 0;
           run.describe({
@@ -202,8 +215,8 @@ export function createClient(options: ClientOptions): SvcDlClient {
         });
         const manifestPath = isAbsolute(manifest) ? manifest : join(cwd, manifest);
         const head = { manifest: manifestPath };
-        const report = { file: opts.report, command: "install", dir: dirname(manifestPath), head };
-        return withReport(report, options.onNotice, async (run) => {
+        const sinks = { ...runSinks(opts), command: "install", dir: dirname(manifestPath), head };
+        return withRun(sinks, options.onNotice, async (run) => {
           deadline?.check();
           return runInstall(
             fetcher,
@@ -247,6 +260,13 @@ function networkOf(options: ClientOptions): NetworkSettings {
   proxySettings(network);
   trustedCas(network);
   return network;
+}
+
+type ManyItems = GetManyDocument["items"];
+
+/** The run sinks of a sync or install call (src/library/unattended.ts `withRun`). */
+function runSinks(opts: RunOptions): Pick<LibraryRun, "file" | "metrics" | "onItem"> {
+  return { file: opts.report, metrics: opts.metrics, onItem: opts.onItem };
 }
 
 /** `dir` made absolute against the working directory (default: the working directory). */

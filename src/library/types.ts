@@ -62,7 +62,7 @@ export interface PacingOptions {
 }
 
 /** Options of `downloadPack` / `downloadAsset` (cli-contract "Downloads"). */
-export interface DownloadOptions extends CallOptions, PacingOptions {
+export interface DownloadOptions extends CallOptions, PacingOptions, ReportOptions {
   /** Output directory (absolute, or relative to `process.cwd()`); default the working directory. */
   dir?: string | undefined;
   /** Pack edition; default `standard` (ignored for assets). */
@@ -76,7 +76,7 @@ export interface DownloadOptions extends CallOptions, PacingOptions {
 }
 
 /** Options of `sync` (cli-contract "packs sync"). */
-export interface SyncOptions extends CallOptions, PacingOptions, ReportOptions {
+export interface SyncOptions extends CallOptions, PacingOptions, RunOptions {
   edition?: "standard" | "authoring" | "all" | undefined;
   /** Re-validate complete packs with one conditional request each. */
   refresh?: boolean | undefined;
@@ -109,20 +109,44 @@ export interface SyncOptions extends CallOptions, PacingOptions, ReportOptions {
   onProgress?: ProgressCallback | undefined;
 }
 
-/** Options of a multi-item operation that can leave its document in a file. */
+/**
+ * Options of an operation that can leave its document and metrics in files (cli-contract
+ * "Operating unattended": `--report`, `--metrics`).
+ */
 export interface ReportOptions {
   /**
    * A file (absolute, or relative to `process.cwd()`) that receives the operation's JSON
    * document, as `--report` writes it: atomically (temp file + rename in its folder), on every
-   * exit. A call that throws part-way leaves `"complete": false`, `"error": {code, message,
-   * request_id, retryable, hint}` and the items settled so far. A report that cannot be
-   * written is a `warning:` notice (`onNotice`), never a failure of the call.
+   * exit. A call that throws part-way leaves the operation's own document of the items settled
+   * so far with `"complete": false` and `"error": {code, message, request_id, retryable,
+   * hint}`. `downloadPack`/`downloadAsset` write the one-item run document `{items, summary,
+   * complete}` (as `pack get SLUG --report` does). A file that cannot be written is a
+   * `warning:` notice (`onNotice`), never a failure of the call.
    */
   report?: string | undefined;
+  /**
+   * A Prometheus textfile (node_exporter's textfile collector), written atomically on every
+   * exit as `--metrics` writes it: labels `command` (`packs sync`, `install`, `pack get`,
+   * `asset get`) and `dir`; `svc_dl_exit_code` is the CLI's exit code for the outcome (the
+   * error's `exitCode`, 1 for a sync with failed items, else 0);
+   * `svc_dl_last_success_timestamp_seconds` is kept from the previous file when the call failed.
+   */
+  metrics?: string | undefined;
+}
+
+/** Options of a multi-item operation (`sync`, `install`). */
+export interface RunOptions extends ReportOptions {
+  /**
+   * Called after each item settles (its file in place, and extracted) with the item's document
+   * as the result lists it, as `--on-item` runs a command. Calls are made one at a time, in
+   * order; a returned promise is awaited before the next call and before the operation
+   * returns. A throw (or rejection) is a `warning:` notice (`onNotice`), never a failed item.
+   */
+  onItem?: ((item: Record<string, unknown>) => void | Promise<void>) | undefined;
 }
 
 /** Options of `install` (cli-contract "Manifest, lock and cache"). */
-export interface InstallOptions extends CallOptions, PacingOptions, ReportOptions {
+export interface InstallOptions extends CallOptions, PacingOptions, RunOptions {
   /** The manifest file; default `svc-dl.json` in `cwd`. */
   manifest?: string | undefined;
   /** Directory a relative `manifest` is resolved against; default `process.cwd()`. */

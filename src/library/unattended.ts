@@ -5,7 +5,7 @@ import { runPacing } from "../pacing/run-pacing.js";
 import { durationSeconds, MIN_RATE_BYTES_PER_SECOND, rateBytesPerSecond } from "../pacing/units.js";
 import { runErrorOf } from "../run/error.js";
 import { writeReport } from "../run/files.js";
-import { RunRecorder } from "../run/recorder.js";
+import { RunRecorder, type ShapedDocument } from "../run/recorder.js";
 import type { HttpServiceSettings } from "../services.js";
 import type { PacingOptions } from "./types.js";
 
@@ -69,34 +69,95 @@ function deadlineOf(value: number | string | Date | undefined): Deadline | undef
   return new Deadline(seconds, clock);
 }
 
+/** What {@link withRun} needs: the operation's sinks and its identity in reports and metrics. */
+export interface LibraryRun {
+  /** `report`: the file the operation's document is written to (as `--report`). */
+  file: string | undefined;
+  /** `metrics`: the Prometheus textfile written on every exit (as `--metrics`). */
+  metrics?: string | undefined;
+  /** `onItem`: called with each settled item's document, one call at a time. */
+  onItem?: ((item: Record<string, unknown>) => void | Promise<void>) | undefined;
+  /** `packs sync`, `install`, `pack get`, `asset get` (the metrics' `command` label). */
+  command: string;
+  /** The operation's directory (absolute; the metrics' `dir` label). */
+  dir: string;
+  /** Members of the document known before the items (used until a shape is described). */
+  head: Record<string, unknown>;
+}
+
 /**
- * Runs `body` with a {@link RunRecorder} and, with `report`, writes the run's document to that
- * file atomically on every exit, as `--report` does (src/run/files.ts): the complete document,
- * or the items settled so far with `"complete": false` and `error`. A report that cannot be
- * written is a `warning:` line to `onNotice` (the library never prints); `body`'s result or
- * error is unchanged.
+ * Runs `body` with a {@link RunRecorder} and feeds the sinks of the CLI's run layer (src/run/),
+ * never a second implementation: `onItem` with each settled item (calls queued one at a time,
+ * all awaited before the call returns; a throw is a `warning:` notice, never a failed item);
+ * on every exit, `report` gets the run's document as `--report` writes it (the complete
+ * document, or the items settled so far with `"complete": false` and `error`), and `metrics`
+ * the Prometheus textfile as `--metrics` writes it, with the exit code the CLI would have had
+ * (the error's `exitCode`, 1 for a returned document with failed items, else 0). A file that
+ * cannot be written is a `warning:` line to `onNotice` (the library never prints); `body`'s
+ * result or error is unchanged.
  */
-export async function withReport<D extends { items: unknown[]; summary: object }>(
-  report: { file: string | undefined; command: string; dir: string; head: Record<string, unknown> },
+export async function withRun<D extends ShapedDocument>(
+  sinks: LibraryRun,
   onNotice: ((line: string) => void) | undefined,
   body: (run: RunRecorder) => Promise<D>,
 ): Promise<D> {
-  const run = new RunRecorder(report.command, report.dir, Date.now());
-  Object.assign(run.head, report.head);
+  const run = new RunRecorder(sinks.command, sinks.dir, Date.now());
+  Object.assign(run.head, sinks.head);
+  const warn = (err: unknown, code: string): void =>
+    onNotice?.(`warning: ${err instanceof Error ? err.message : String(err)} (${code})`);
+  let hooks: Promise<void> = Promise.resolve();
+  const { onItem } = sinks;
+  if (onItem) {
+    run.onSettled((item) => {
+      hooks = hooks.then(async () => {
+        try {
+          await onItem(item);
+        } catch (err) {
+          warn(err, "hook_failed");
+        }
+      });
+    });
+  }
   let error: unknown;
+  let doc: D | undefined;
   try {
-    const doc = await body(run);
+    doc = await body(run);
     run.complete(doc);
     return doc;
   } catch (err) {
     error = err;
     throw err;
   } finally {
-    if (report.file !== undefined) {
-      const runError = error === undefined ? undefined : runErrorOf(toSvcError(error));
-      await writeReport(process.cwd(), report.file, run.document(runError)).catch((err: unknown) =>
-        onNotice?.(`warning: ${err instanceof Error ? err.message : String(err)}`),
-      );
-    }
+    await hooks;
+    await writeSinks(sinks, run, exitCodeOf(error, doc), error, warn);
+  }
+}
+
+/** The exit code the CLI would have for this outcome. */
+function exitCodeOf(error: unknown, doc: ShapedDocument | undefined): number {
+  if (error !== undefined) return toSvcError(error).exitCode;
+  const failed = (doc?.summary as { failed?: unknown } | undefined)?.failed;
+  return typeof failed === "number" && failed > 0 ? 1 : 0;
+}
+
+/** Writes `report` and `metrics`; one that cannot be written is a warning. Never throws. */
+async function writeSinks(
+  sinks: LibraryRun,
+  run: RunRecorder,
+  exitCode: number,
+  error: unknown,
+  warn: (err: unknown, code: string) => void,
+): Promise<void> {
+  const doc = run.document(error === undefined ? undefined : runErrorOf(toSvcError(error)));
+  const cwd = process.cwd();
+  const tasks: Promise<void>[] = [];
+  if (sinks.file !== undefined) tasks.push(writeReport(cwd, sinks.file, doc));
+  const { metrics } = sinks;
+  if (metrics !== undefined) {
+    const facts = { run, doc, exitCode, endedAt: Date.now() };
+    tasks.push(import("../run/metrics.js").then((m) => m.writeMetrics(cwd, metrics, facts)));
+  }
+  for (const result of await Promise.allSettled(tasks)) {
+    if (result.status === "rejected") warn(result.reason, "output_not_written");
   }
 }

@@ -8,6 +8,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
 import { operationPacing } from "../../src/library/unattended.js";
@@ -101,5 +102,95 @@ describe("library: unattended options", () => {
     await expect(client().sync(dir, { maxDuration: "soon" })).rejects.toMatchObject({
       code: "invalid_max_duration",
     });
+  });
+});
+
+/** Metric samples `name{status}` → value of a metrics file, through an exposition-format parser. */
+function metricSamples(
+  file: string,
+  labels: { command: string; dir: string },
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const family of parsePrometheusTextFormat(readFileSync(file, "utf8"))) {
+    for (const s of family.metrics) {
+      expect({ command: s.labels?.command, dir: s.labels?.dir }).toEqual(labels);
+      out.set(`${family.name}${s.labels?.status ? `{${s.labels.status}}` : ""}`, Number(s.value));
+    }
+  }
+  return out;
+}
+
+describe("library: metrics, onItem and single-download reports (the CLI's run layer)", () => {
+  it("sync: onItem gets each settled item in order; metrics as --metrics writes them", async () => {
+    const dir = tempDir("svc-dl-lib-sinks-");
+    const metrics = join(tempDir("svc-dl-lib-prom-"), "svc-dl.prom");
+    const seen: Record<string, unknown>[] = [];
+    const doc = await client().sync(dir, {
+      metrics,
+      onItem: async (item) => {
+        await Promise.resolve();
+        seen.push(item);
+      },
+    });
+    expect(seen).toEqual(doc.items);
+    const m = metricSamples(metrics, { command: "packs sync", dir });
+    expect(m.get("svc_dl_items{downloaded}")).toBe(doc.items.length);
+    expect(m.get("svc_dl_exit_code")).toBe(0);
+    expect(m.get("svc_dl_bytes_downloaded")).toBe(doc.items.length * 64 * 1024);
+    expect(m.get("svc_dl_last_success_timestamp_seconds")).toBe(
+      m.get("svc_dl_last_run_timestamp_seconds"),
+    );
+  });
+
+  it("a throwing onItem is a warning notice; the items still succeed", async () => {
+    const notices: string[] = [];
+    const c = createClient({
+      baseUrl: shared.mock.baseUrl,
+      apiKey: shared.mock.apiKey,
+      onNotice: (line) => notices.push(line),
+    });
+    const project = tempDir("svc-dl-lib-hook-");
+    writeFileSync(
+      join(project, "svc-dl.json"),
+      JSON.stringify({ dir: "assets", assets: ["free-sample-cube"] }),
+    );
+    const doc = await c.install({
+      cwd: project,
+      onItem: () => {
+        throw new Error("hook broke");
+      },
+    });
+    expect(doc.items.map((i) => i.status)).toEqual(["downloaded"]);
+    expect(notices).toEqual(["warning: hook broke (hook_failed)"]);
+  });
+
+  it("downloadAsset writes the one-item run document and metrics; a failure keeps its hint", async () => {
+    const dir = tempDir("svc-dl-lib-one-");
+    const report = join(dir, "report.json");
+    const metrics = join(dir, "m.prom");
+    const doc = await client().downloadAsset("free-sample-cube", { dir, report, metrics });
+    expect(JSON.parse(readFileSync(report, "utf8"))).toEqual({
+      items: [JSON.parse(JSON.stringify(doc))],
+      summary: { downloaded: 1, up_to_date: 0, failed: 0 },
+      complete: true,
+    });
+    expect(
+      metricSamples(metrics, { command: "asset get", dir }).get("svc_dl_items{downloaded}"),
+    ).toBe(1);
+
+    const err: unknown = await client()
+      .downloadPack("no-such-pack", { dir, report, metrics })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const { hint } = err as { hint: unknown };
+    expect(err).toMatchObject({ code: "not_found", exitCode: 5 });
+    const written = JSON.parse(readFileSync(report, "utf8"));
+    expect(written).toMatchObject({ items: [], complete: false, error: { code: "not_found" } });
+    expect(written.error.hint).toBe(hint);
+    expect(typeof hint).toBe("string");
+    const m = metricSamples(metrics, { command: "pack get", dir });
+    expect(m.get("svc_dl_exit_code")).toBe(5);
   });
 });

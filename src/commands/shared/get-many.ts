@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
-import { toJsonDocument } from "../../download/document.js";
+import { type GetManyDocument, getManyDocument, toJsonDocument } from "../../download/document.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../../download/engine.js";
 import { DeadlineError } from "../../errors/interrupted-error.js";
 import { SvcError } from "../../errors/svc-error.js";
@@ -41,33 +41,6 @@ export interface GetManyRequest {
 interface FailedItem extends ItemRef {
   status: "failed";
   error: SyncItemError;
-}
-
-/** The several-slug `--json` document (cli-contract "JSON documents"). */
-export interface GetManyDocument {
-  items: (Record<string, unknown> & { status: string })[];
-  /** `deferred`: items left for the next run (present with `--max-duration`). */
-  summary: { downloaded: number; up_to_date: number; failed: number; deferred?: number };
-}
-
-/**
- * The several-slug document over `items`, for a complete run and one stopped part-way alike:
- * `up_to_date` counts `up-to-date` and `adopted`, `failed` and (with `deadline`) `deferred`
- * their own status, `downloaded` every other.
- */
-function getManyDocument(
-  items: GetManyDocument["items"],
-  facts: { deadline: boolean },
-): GetManyDocument {
-  const summary: GetManyDocument["summary"] = { downloaded: 0, up_to_date: 0, failed: 0 };
-  if (facts.deadline) summary.deferred = 0;
-  for (const { status } of items) {
-    if (status === "up-to-date" || status === "adopted") summary.up_to_date += 1;
-    else if (status === "failed") summary.failed += 1;
-    else if (status === "deferred") summary.deferred = (summary.deferred ?? 0) + 1;
-    else summary.downloaded += 1;
-  }
-  return { items, summary };
 }
 
 /** `3 items: 2 downloaded, 0 up to date, 1 failed` (the deferred and unsettled items too). */
