@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
+import { hashRegularFileSync } from "../io/file-hash.js";
 import { ensureOwnedDirs, openOwnedDir, ownedPath, removeOwned } from "../io/owned-dir.js";
-import { checkPrivateDir, hashRegularFileSync } from "../io/safe-fs.js";
+import { checkPrivateDir } from "../io/safe-fs.js";
 import { BY_HASH, CACHE_LAYOUT, cacheRefusals, SHA256, TMP } from "./layout.js";
 
 /**

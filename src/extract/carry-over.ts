@@ -10,7 +10,7 @@ import {
 } from "node:fs/promises";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
-import { hashRegularFile } from "../io/safe-fs.js";
+import { hashRegularFile } from "../io/file-hash.js";
 import { extractFsError } from "./errors.js";
 
 /** The previous extraction's files and folders (from the manifest), and the new one's. */

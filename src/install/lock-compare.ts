@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentCache } from "../cache/cache.js";
-import { hashRegularFileSync } from "../io/safe-fs.js";
+import { hashRegularFileSync } from "../io/file-hash.js";
 import { describeItem } from "./outcome.js";
 import type { ItemKey, LockChange, LockItem } from "./types.js";
 

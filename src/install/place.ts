@@ -5,7 +5,7 @@ import type { ContentCache } from "../cache/cache.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "../io/durable.js";
-import { hashRegularFile } from "../io/safe-fs.js";
+import { hashRegularFile } from "../io/file-hash.js";
 import type { OutputDir } from "../outdir/output-dir.js";
 import { type StateItem, sameItem } from "../outdir/state.js";
 import type { ItemKey, LockItem } from "./types.js";

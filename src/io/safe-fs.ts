@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   chmodSync,
   closeSync,
@@ -15,7 +14,6 @@ import {
   type Stats,
   writeSync,
 } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { durableRename } from "./durable.js";
 
@@ -35,6 +33,8 @@ export const PRIVATE_FILE_MODE = 0o600;
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** Open flags of a read that never follows a symlink and never blocks on a FIFO. */
+export const READ_NO_FOLLOW = constants.O_RDONLY | NOFOLLOW | NONBLOCK;
 
 /** `lstat` that answers undefined for a path that does not exist (ENOENT, ENOTDIR); other errors throw. */
 export function lstatIfExists(path: string): Stats | undefined {
@@ -108,7 +108,7 @@ export function checkPrivateDir(path: string, refuse: (problem: string) => Error
 export function openRegular(path: string, write = false): { fd: number; st: Stats } | undefined {
   let fd: number;
   try {
-    fd = openSync(path, (write ? constants.O_RDWR : constants.O_RDONLY) | NOFOLLOW | NONBLOCK);
+    fd = openSync(path, write ? constants.O_RDWR | NOFOLLOW | NONBLOCK : READ_NO_FOLLOW);
   } catch (err) {
     if (isNotRegular(err)) return undefined;
     throw err;
@@ -126,7 +126,7 @@ export function openRegular(path: string, write = false): { fd: number; st: Stat
  * symlink refused by `O_NOFOLLOW` (ELOOP; EMLINK on some BSDs), a directory (EISDIR), or a FIFO
  * or socket without a reader (ENXIO).
  */
-function isNotRegular(err: unknown): boolean {
+export function isNotRegular(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return (
     code === "ENOENT" ||
@@ -155,68 +155,6 @@ export function readRegularFile(path: string, maxBytes = 64 << 20): string | und
       done += n;
     }
     return buf.subarray(0, done).toString("utf8");
-  } finally {
-    closeSync(opened.fd);
-  }
-}
-
-/** SHA-256 (lower-case hex) and size in bytes of a file's content. */
-export type FileDigest = { sha256: string; bytes: number };
-
-/**
- * SHA-256 and size of a regular file, read in 1 MiB blocks with asynchronous reads (so
- * SIGINT/SIGTERM are seen between blocks), never through a symlink. Returns undefined when
- * `path` is missing or not a regular file. Throws `signal.reason` when `signal` aborts, and
- * read errors. The one file hasher: {@link hashRegularFileSync} is its blocking form.
- */
-export async function hashRegularFile(
-  path: string,
-  signal?: AbortSignal,
-): Promise<FileDigest | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
-  } catch (err) {
-    if (isNotRegular(err)) return undefined;
-    throw err;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined;
-    const hash = createHash("sha256");
-    const block = Buffer.allocUnsafe(1 << 20);
-    let bytes = 0;
-    for (;;) {
-      signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(block, 0, block.length, bytes);
-      if (bytesRead === 0) break;
-      hash.update(block.subarray(0, bytesRead));
-      bytes += bytesRead;
-    }
-    return { sha256: hash.digest("hex"), bytes };
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * {@link hashRegularFile} with blocking reads, for callers that are synchronous (the cache,
- * lock comparison). Same rules: never through a symlink; undefined when missing or not a
- * regular file; throws read errors.
- */
-export function hashRegularFileSync(path: string): FileDigest | undefined {
-  const opened = openRegular(path);
-  if (opened === undefined) return undefined;
-  try {
-    const hash = createHash("sha256");
-    const block = Buffer.allocUnsafe(1 << 20);
-    let bytes = 0;
-    for (;;) {
-      const n = readSync(opened.fd, block, 0, block.length, bytes);
-      if (n === 0) break;
-      hash.update(block.subarray(0, n));
-      bytes += n;
-    }
-    return { sha256: hash.digest("hex"), bytes };
   } finally {
     closeSync(opened.fd);
   }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
+import { hashRegularFile } from "../io/file-hash.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import type { StateItem } from "./state.js";
 
 /**

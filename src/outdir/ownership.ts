@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
-import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
+import { hashRegularFile } from "../io/file-hash.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import { fileExists, specialFile } from "./errors.js";
 import { fallbackFileName } from "./names.js";
 import { type ItemRef, type StateFile, type StateItem, sameItem } from "./state.js";

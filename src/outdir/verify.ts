@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
-import { hashRegularFile, lstatIfExists } from "../io/safe-fs.js";
+import { hashRegularFile } from "../io/file-hash.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import type { OutputDir } from "./output-dir.js";
 import type { StateItem } from "./state.js";
 

@@ -11,12 +11,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  hashRegularFile,
-  hashRegularFileSync,
-  writePrivateFileAtomic,
-  writeSharedFileAtomic,
-} from "../../src/io/safe-fs.js";
+import { hashRegularFile, hashRegularFileSync } from "../../src/io/file-hash.js";
+import { writePrivateFileAtomic, writeSharedFileAtomic } from "../../src/io/safe-fs.js";
 
 // The one atomic writer and the one file hasher: a symlink in the way is never followed.
 let dir: string;
