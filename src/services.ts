@@ -1,6 +1,42 @@
 import { SvcError } from "./errors/svc-error.js";
 import { HttpClient } from "./http/client.js";
 import type { HttpClientOptions } from "./http/request-types.js";
+import { systemClock } from "./http/system-clock.js";
+import type { Clock } from "./model.js";
+import { type RunPacingSettings, runPacing } from "./pacing/run-pacing.js";
+
+/**
+ * What one run works with (conventions "services.ts"): its HTTP client, and the clock and abort
+ * signal every wait, lock and transfer of the run takes. With `--max-duration` (`maxDuration`)
+ * the clock's waits end at the deadline and the signal aborts at it. Callers pass `signal` and
+ * `clock` down themselves; nothing reads them back from the client.
+ */
+export interface Services {
+  http: HttpClient;
+  clock: Clock;
+  signal: AbortSignal | undefined;
+}
+
+/** What {@link createServices} builds a run from: the HTTP settings and the run's pacing. */
+export interface ServiceSettings
+  extends Omit<HttpServiceSettings, "signal" | "clock" | "transferPacing">,
+    RunPacingSettings {}
+
+/**
+ * The composition root (conventions "services.ts"), used by the CLI's `Session` and the
+ * library's `createClient` alike: the run's clock and signal (src/pacing/run-pacing.ts: the
+ * injected or system clock, the caller's signal, both bound to a deadline when there is one)
+ * and its HTTP client built with them ({@link createHttp}). Throws as {@link createHttp}.
+ */
+export function createServices(settings: ServiceSettings): Services {
+  const { rateBytesPerSecond, deadline, clock, signal, ...http } = settings;
+  const pacing = runPacing({ rateBytesPerSecond, deadline, clock, signal });
+  return {
+    http: createHttp({ ...http, ...pacing }),
+    clock: pacing.clock ?? systemClock,
+    signal: pacing.signal,
+  };
+}
 
 /**
  * What a run's HTTP client is built from, by the CLI (`Session.http()`) and the library

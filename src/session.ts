@@ -2,7 +2,7 @@ import type { ResolvedApiKey } from "./config/api-key.js";
 import type { ResolvedBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
-import type { HttpClient, HttpClientOptions } from "./http/client.js";
+import type { HttpClient } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
 import { StderrLines } from "./io/live-lines.js";
@@ -10,6 +10,8 @@ import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 import { terminalText } from "./io/terminal-text.js";
 import { Deadline } from "./pacing/deadline.js";
+import type { RunPacingSettings } from "./pacing/run-pacing.js";
+import type { Services } from "./services.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
 export interface GlobalOptions {
@@ -59,7 +61,7 @@ export class Session {
   readonly lines: StderrLines;
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
-  readonly #http = new Map<string, HttpClient>();
+  readonly #services = new Map<string, Services>();
   /**
    * Put before each stderr line of a plain log (cli-contract "Plain logs carry time"); set by
    * `recordRun` (src/run/run.ts) for the length of a run when stderr is not a terminal.
@@ -140,19 +142,28 @@ export class Session {
    * says where it came from (SVC_API_KEY or the config file, see `withKeySource`).
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
+    return (await this.services(opts)).http;
+  }
+
+  /**
+   * The run's services (src/services.ts `createServices`): the HTTP client of {@link http}
+   * (same options, same cache) with the run's clock and abort signal (SIGINT/SIGTERM, bound to
+   * `--max-duration`), which commands pass down to every wait, lock and transfer.
+   */
+  async services(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<Services> {
     const resolved =
       opts.apiKey !== undefined || opts.needsKey === false ? undefined : await this.apiKey();
     const key = opts.apiKey ?? resolved?.value;
     const id = `${resolved?.source ?? "given"}:${key ?? ""}`;
-    const cached = this.#http.get(id);
+    const cached = this.#services.get(id);
     if (cached) return cached;
-    const [{ createHttp }, { withKeySource }] = await Promise.all([
+    const [{ createServices }, { withKeySource }] = await Promise.all([
       import("./services.js"),
       import("./config/api-key.js"),
     ]);
     const { url, source } = await this.baseUrl();
     const { describeSource } = await import("./config/base-url.js");
-    const client = createHttp({
+    const services = createServices({
       baseUrl: url,
       baseUrlSource: describeSource(source),
       apiKey: key,
@@ -170,16 +181,16 @@ export class Session {
           }
         : {}),
     });
-    this.#http.set(id, client);
-    return client;
+    this.#services.set(id, services);
+    return services;
   }
 
   /**
-   * The client's signal, clock and transfer pacing: with `--max-duration`, waits end at the
+   * The run's pacing settings (src/pacing/run-pacing.ts): with `--max-duration`, waits end at the
    * deadline and a transfer stops at it (also by a real-time timer, without an injected clock);
    * `--limit-rate` by precedence flag > `SVC_DL_LIMIT_RATE` > config `limit-rate`.
    */
-  async #pacing(): Promise<Pick<HttpClientOptions, "signal" | "clock" | "transferPacing">> {
+  async #pacing(): Promise<RunPacingSettings> {
     const { deadline } = this;
     const rateText =
       this.globals.limitRate ??
@@ -204,13 +215,7 @@ export class Session {
         });
       }
     }
-    const { runPacing } = await import("./pacing/run-pacing.js");
-    return runPacing({
-      rateBytesPerSecond,
-      deadline,
-      clock: this.ctx.clock,
-      signal: this.ctx.signal,
-    });
+    return { rateBytesPerSecond, deadline, clock: this.ctx.clock, signal: this.ctx.signal };
   }
 
   /**
@@ -266,7 +271,7 @@ export class Session {
 
   /** Closes the HTTP client's connections. */
   async close(): Promise<void> {
-    await Promise.all([...this.#http.values()].map((client) => client.close()));
+    await Promise.all([...this.#services.values()].map(({ http }) => http.close()));
   }
 }
 

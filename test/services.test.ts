@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHttp } from "../src/services.js";
+import { Deadline } from "../src/pacing/deadline.js";
+import { createHttp, createServices } from "../src/services.js";
 import { STUB_API, useMockAgent } from "./helpers/mock-agent.js";
 
 // The one place a run's HTTP client is built, and the one place `no_api_key` is thrown.
@@ -42,5 +43,43 @@ describe("createHttp", () => {
     const res = await client.send({ url: client.apiUrl("me"), method: "GET", budget: "read" });
     expect(res.status).toBe(200);
     res.body.dump();
+  });
+});
+
+describe("createServices", () => {
+  it("gives the run's clock and signal with the client built on them", async () => {
+    const clock = { now: () => 42, sleep: async () => {} };
+    const signal = new AbortController().signal;
+    const run = createServices({
+      baseUrl: new URL(STUB_API),
+      apiKey: undefined,
+      userAgent: "svc-dl/test",
+      dispatcher: agent(),
+      clock,
+      signal,
+    });
+    expect(run.clock).toBe(clock);
+    expect(run.signal).toBe(signal);
+    expect(run.http.clock).toBe(clock);
+    expect(run.http.signal).toBe(signal);
+  });
+
+  it("with a deadline, the clock's waits end at it and the signal is the caller's", async () => {
+    const clock = { now: () => 0, sleep: async () => {} };
+    const signal = new AbortController().signal;
+    const deadline = new Deadline(5, clock);
+    const run = createServices({
+      baseUrl: new URL(STUB_API),
+      apiKey: undefined,
+      userAgent: "svc-dl/test",
+      dispatcher: agent(),
+      clock,
+      signal,
+      deadline,
+    });
+    expect(run.clock).not.toBe(clock);
+    expect(run.http.clock).toBe(run.clock);
+    expect(run.signal).toBe(signal);
+    await expect(run.clock.sleep(10_000)).rejects.toMatchObject({ code: "deadline_reached" });
   });
 });

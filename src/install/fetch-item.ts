@@ -13,10 +13,10 @@ import type { ItemKey } from "./types.js";
 
 export type { DownloadResult } from "../download/engine.js";
 
-/** What the fetcher needs: a lazily built HTTP client (a key is resolved only when a request is due). */
+/** What the fetcher needs: the run's services, built lazily (a key is resolved only when a request is due). */
 export interface FetchDeps {
-  /** Builds (once) the HTTP client; called only when a request is actually needed. */
-  client: () => Promise<HttpClient>;
+  /** Builds (once) the run's HTTP client, clock and signal; called only when a request is actually needed. */
+  services: () => Promise<{ http: HttpClient; signal: AbortSignal | undefined }>;
   progress: FileProgress;
   onNotice?: (line: string) => void;
 }
@@ -43,7 +43,7 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
   let catalog: PackCatalog | undefined;
   return {
     async download(item, out, opts = {}) {
-      const client = await deps.client();
+      const { http: client, signal } = await deps.services();
       let source: DownloadSource;
       if (item.kind === "pack") {
         catalog ??= packCatalog(client);
@@ -62,7 +62,7 @@ export function createItemFetcher(deps: FetchDeps): ItemFetcher {
         progress: deps.progress,
         ...(opts.progressLabel !== undefined ? { progressLabel: opts.progressLabel } : {}),
         ...(deps.onNotice ? { onNotice: deps.onNotice } : {}),
-        signal: client.signal,
+        signal,
       });
     },
   };

@@ -6,14 +6,13 @@ import { type GetManyDocument, getManyDocument, toJsonDocument } from "../downlo
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import type { HttpClient } from "../http/client.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallItemResult } from "../install/types.js";
 import type { GetJsonDocument } from "../model.js";
 import type { Deadline } from "../pacing/deadline.js";
-import { createHttp } from "../services.js";
+import { createServices, type Services } from "../services.js";
 import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
 import type { SyncItemResult } from "../sync/types.js";
 import { progressFor } from "./progress.js";
@@ -52,8 +51,8 @@ export function createClient(options: ClientOptions): SvcDlClient {
   }
   const network = networkOf(options);
   const userAgent = `svc-dl/${packageVersion()}`;
-  const http = (pacing: OperationPacing["http"]): HttpClient =>
-    createHttp({
+  const services = (pacing: OperationPacing): Services =>
+    createServices({
       baseUrl,
       userAgent,
       network,
@@ -70,20 +69,21 @@ export function createClient(options: ClientOptions): SvcDlClient {
     });
 
   /**
-   * Runs one operation with its own HTTP client (paced by `limitRate`/`maxDuration`, whose
-   * window starts now), closed afterwards; maps an abort to `aborted`.
+   * Runs one operation with its own services (an HTTP client paced by `limitRate`/`maxDuration`,
+   * whose window starts now; the run's clock and signal), built on first use and closed
+   * afterwards; maps an abort to `aborted`.
    */
   async function call<T>(
     opts: CallOptions & PacingOptions,
-    op: (client: () => HttpClient, deadline: Deadline | undefined) => Promise<T>,
+    op: (run: () => Services, deadline: Deadline | undefined) => Promise<T>,
   ): Promise<T> {
     const { signal } = opts;
     if (signal?.aborted) throw abortedError(undefined);
-    const pacing = operationPacing(opts, signal);
-    let client: HttpClient | undefined;
-    const lazy = (): HttpClient => {
-      client ??= http(pacing.http);
-      return client;
+    const pacing = operationPacing(opts, signal, options.clock);
+    let built: Services | undefined;
+    const lazy = (): Services => {
+      built ??= services(pacing);
+      return built;
     };
     try {
       return await op(lazy, pacing.deadline);
@@ -91,17 +91,17 @@ export function createClient(options: ClientOptions): SvcDlClient {
       if (signal?.aborted) throw abortedError(err);
       throw toSvcError(err);
     } finally {
-      await client?.close();
+      await built?.http.close();
     }
   }
 
   const download = (kind: "pack" | "asset", slug: string, opts: DownloadOptions = {}) =>
-    call(opts, async (client, deadline) => {
+    call(opts, async (services, deadline) => {
       deadline?.check();
       const { validateSlug } = await import("../outdir/names.js");
       validateSlug(slug, `${kind} slug`);
       const fetcher = createItemFetcher({
-        client: async () => client(),
+        services: async () => services(),
         progress: progressFor(opts.onProgress),
         ...(options.onNotice ? { onNotice: options.onNotice } : {}),
       });
@@ -117,6 +117,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const out = await OutputDir.open(dir, {
           waitSeconds: opts.waitLock ?? 0,
           ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(options.clock ? { clock: options.clock } : {}),
         });
         try {
           const result = await fetcher.download({ kind, slug, edition }, out, {
@@ -134,24 +135,24 @@ export function createClient(options: ClientOptions): SvcDlClient {
 
   return {
     whoami: (opts = {}) =>
-      call({ signal: opts.signal }, async (client) => {
+      call({ signal: opts.signal }, async (run) => {
         const { getMe } = await import("../api/get-me.js");
-        return (await getMe(client())).me;
+        return (await getMe(run().http)).me;
       }),
     listPacks: (opts = {}) =>
-      call({ signal: opts.signal }, async (client) => {
+      call({ signal: opts.signal }, async (run) => {
         const { listPacks } = await import("../api/list-packs.js");
-        return listPacks(client());
+        return listPacks(run().http);
       }),
     listAssets: (opts = {}) =>
-      call({ signal: opts.signal }, async (client) => {
+      call({ signal: opts.signal }, async (run) => {
         const { listAssets } = await import("../api/list-assets.js");
-        return listAssets(client());
+        return listAssets(run().http);
       }),
     downloadPack: (slug, opts) => download("pack", slug, opts),
     downloadAsset: (slug, opts) => download("asset", slug, opts),
     sync: (dir, opts = {}) =>
-      call(opts, async (client, deadline) => {
+      call(opts, async (services, deadline) => {
         const { runSync } = await import("../sync/run.js");
         const abs = absolute(dir);
         const head = { dir: abs };
@@ -163,10 +164,12 @@ export function createClient(options: ClientOptions): SvcDlClient {
             document: (items: SyncItemResult[]) =>
               syncDocument(abs, items, { filtered, deadline: deadline !== undefined }),
           });
+          const { http, signal } = services();
           const synced = await runSync(
-            client(),
+            http,
             {
               dir: abs,
+              signal,
               edition: opts.edition ?? "standard",
               refresh: opts.refresh === true,
               dryRun: opts.dryRun === true,
@@ -201,7 +204,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
         return doc;
       }),
     install: (opts = {}) =>
-      call(opts, async (client, deadline) => {
+      call(opts, async (services, deadline) => {
         const [{ runInstall }, { installDocument }] = await Promise.all([
           import("../install/run.js"),
           import("../install/outcome.js"),
@@ -209,7 +212,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const cwd = absolute(opts.cwd);
         const manifest = opts.manifest ?? MANIFEST_FILE;
         const fetcher = createItemFetcher({
-          client: async () => client(),
+          services: async () => services(),
           progress: progressFor(opts.onProgress),
           ...(options.onNotice ? { onNotice: options.onNotice } : {}),
         });
@@ -228,6 +231,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
               extract: opts.extract === true,
               waitLock: opts.waitLock ?? 0,
               signal: opts.signal,
+              ...(options.clock ? { clock: options.clock } : {}),
             },
             {
               ...(options.onNotice ? { notice: options.onNotice } : {}),

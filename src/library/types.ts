@@ -1,7 +1,7 @@
 import type { AssetRecord } from "../api/list-assets.js";
 import type { Me, Pack } from "../api/schemas.js";
 import type { InstallDocument } from "../install/types.js";
-import type { GetJsonDocument } from "../model.js";
+import type { Clock, GetJsonDocument } from "../model.js";
 import type { SyncDocument } from "../sync/types.js";
 import type { ProgressCallback } from "./progress.js";
 
@@ -31,6 +31,13 @@ export interface ClientOptions {
   maxWaitSeconds?: number | undefined;
   /** Notices (waits, retries, restarts) that the CLI prints on stderr; the library prints nothing. */
   onNotice?: ((line: string) => void) | undefined;
+  /**
+   * For tests and embedding: the time every wait of an operation uses (retry backoff,
+   * rate-limit waits, `limitRate` pacing, the lock's polling, the `maxDuration` window).
+   * `sleep(ms, signal)` must reject when `signal` aborts. Default: the system clock. With a
+   * clock given, `maxDuration` is measured on it alone.
+   */
+  clock?: Clock | undefined;
 }
 
 /** Options every operation takes. */

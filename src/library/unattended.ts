@@ -1,32 +1,33 @@
 import { toSvcError } from "../errors/format.js";
 import { UsageError } from "../errors/usage-error.js";
+import type { Clock } from "../model.js";
 import { Deadline } from "../pacing/deadline.js";
-import { runPacing } from "../pacing/run-pacing.js";
+import type { RunPacingSettings } from "../pacing/run-pacing.js";
 import { durationSeconds, MIN_RATE_BYTES_PER_SECOND, rateBytesPerSecond } from "../pacing/units.js";
 import { runErrorOf } from "../run/error.js";
 import { writeReport } from "../run/files.js";
 import { RunRecorder, type ShapedDocument } from "../run/recorder.js";
-import type { HttpServiceSettings } from "../services.js";
 import type { PacingOptions } from "./types.js";
 
-/** The HTTP settings (signal, clock, pacing) and the deadline of one library operation. */
-export interface OperationPacing {
-  http: Pick<HttpServiceSettings, "signal" | "clock" | "transferPacing">;
+/** The pacing settings (rate, deadline, clock, signal) of one library operation, for `createServices`. */
+export interface OperationPacing extends RunPacingSettings {
   deadline: Deadline | undefined;
 }
 
 /**
  * Checks `limitRate` and `maxDuration` (cli-contract "Operating unattended") and builds the
- * operation's pacing with the CLI's own code (src/pacing/run-pacing.ts). The window starts now.
+ * operation's pacing for the CLI's own code (src/services.ts `createServices`). The window
+ * starts now, on `clock` (default the system clock).
  * Throws UsageError (exitCode 2) `invalid_limit_rate` / `invalid_max_duration`.
  */
 export function operationPacing(
   opts: PacingOptions,
   signal: AbortSignal | undefined,
+  clock: Clock | undefined,
 ): OperationPacing {
-  const rate = limitRateOf(opts.limitRate);
-  const deadline = deadlineOf(opts.maxDuration);
-  return { http: runPacing({ rateBytesPerSecond: rate, deadline, signal }), deadline };
+  const rateBytesPerSecond = limitRateOf(opts.limitRate);
+  const deadline = deadlineOf(opts.maxDuration, clock ?? { now: () => Date.now() });
+  return { rateBytesPerSecond, deadline, signal, clock };
 }
 
 function limitRateOf(value: number | string | undefined): number | undefined {
@@ -46,11 +47,13 @@ function limitRateOf(value: number | string | undefined): number | undefined {
   return rate;
 }
 
-function deadlineOf(value: number | string | Date | undefined): Deadline | undefined {
+function deadlineOf(
+  value: number | string | Date | undefined,
+  clock: Pick<Clock, "now">,
+): Deadline | undefined {
   if (value === undefined) return undefined;
-  const clock = { now: () => Date.now() };
   if (value instanceof Date && Number.isFinite(value.getTime())) {
-    return new Deadline(Math.max(0, (value.getTime() - Date.now()) / 1000), clock);
+    return new Deadline(Math.max(0, (value.getTime() - clock.now()) / 1000), clock);
   }
   const seconds =
     typeof value === "number"

@@ -1,11 +1,12 @@
 import { join } from "node:path";
-import { listPacks } from "../api/list-packs.js";
+import { packSource } from "../api/download-source.js";
+import { type PackCatalog, packCatalog } from "../api/pack-catalog.js";
 import { downloadItem } from "../download/engine.js";
 import { checkUpstream } from "../download/revalidate.js";
-import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
+import type { Clock } from "../model.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { DeferralGate } from "../run/deferred.js";
@@ -53,6 +54,8 @@ export interface SyncOptions {
   deadline?: Deadline;
   /** `--prune`/`--max-delete` (src/sync/prune.ts); default: such files are listed `not-owned`. */
   prune?: { prune: boolean; maxDelete: number; today: string };
+  /** The run's abort signal (SIGINT/SIGTERM, the deadline): the lock wait, re-hashes, transfers and extraction stop at it. */
+  signal?: AbortSignal | undefined;
 }
 
 const PRUNE_OFF = { prune: false, maxDelete: DEFAULT_MAX_DELETE, today: "" };
@@ -103,16 +106,10 @@ export async function runSync(
   progress: FileProgress,
   observer: SyncObserver = {},
 ): Promise<SyncDocument> {
-  const out = opts.dryRun
-    ? OutputDir.inspect(opts.dir)
-    : await OutputDir.open(opts.dir, {
-        waitSeconds: opts.waitLock ?? 0,
-        onWait: (line) => observer.notice?.(line),
-        ...(client.signal ? { signal: client.signal } : {}),
-        clock: client.clock,
-      });
+  const out = await openDir(opts, client.clock, observer);
   try {
-    const listed = await listPacks(client); // every page, or a throw: prune needs all of them
+    const catalog = packCatalog(client);
+    const listed = await catalog.packs(); // every page, or a throw: prune needs all of them
     const selection = selectPacks(listed, opts.selection ?? NO_SELECTION);
     observer.selected?.(selection);
     const packs = selection.kept;
@@ -123,7 +120,7 @@ export async function runSync(
       checksum: opts.checksum === true,
       dryRun: opts.dryRun,
       noAuthoring: memo,
-      signal: client.signal,
+      signal: opts.signal,
     });
     if (!opts.dryRun) restampIntact(out, plan);
     observer.planned?.(plan, new Set(packs.map((p) => p.slug)).size);
@@ -144,12 +141,12 @@ export async function runSync(
       }
       let result: SyncItemResult;
       try {
-        result = await settle(client, out, item, opts, progress, observer, label);
+        result = await settle({ client, catalog, out, opts, progress, observer }, item, label);
       } catch (err) {
         result = deferredResult(item, gate.stop(err));
       }
       if (opts.extract === true && !opts.dryRun && gate.stopped === undefined) {
-        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), client.signal);
+        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), opts.signal);
       }
       items.push(result);
       observer.itemFinished?.(result, item);
@@ -170,6 +167,21 @@ export async function runSync(
   }
 }
 
+/** DIR locked for the run (exit 8 `locked`, or a wait with `--wait-lock`); only inspected with `dryRun`. */
+async function openDir(
+  opts: SyncOptions,
+  clock: Clock,
+  observer: SyncObserver,
+): Promise<OutputDir> {
+  if (opts.dryRun) return OutputDir.inspect(opts.dir);
+  return OutputDir.open(opts.dir, {
+    waitSeconds: opts.waitLock ?? 0,
+    onWait: (line) => observer.notice?.(line),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    clock,
+  });
+}
+
 /** Records the new mtime of files a re-hash found intact, so the next run need not hash them. */
 function restampIntact(out: OutputDir, plan: readonly PlannedItem[]): void {
   for (const item of plan) {
@@ -183,19 +195,27 @@ function needsRequest(item: PlannedItem, opts: SyncOptions): boolean {
   return item.action === "fetch" && !opts.dryRun;
 }
 
+/** What every item of one sync is settled with. */
+interface SyncRun {
+  client: HttpClient;
+  /** The listing of this run: the source of every pack's download URL (src/api/download-source.ts). */
+  catalog: PackCatalog;
+  out: OutputDir;
+  opts: SyncOptions;
+  progress: FileProgress;
+  observer: SyncObserver;
+}
+
 /**
  * Settles one item: its result, or a throw for failures that stop the run. `label` (`pack N/M`)
  * gives the bar's overall position line (cli-contract "Streams and output").
  */
 async function settle(
-  client: HttpClient,
-  out: OutputDir,
+  run: SyncRun,
   item: PlannedItem,
-  opts: SyncOptions,
-  progress: FileProgress,
-  observer: SyncObserver,
   label: string | undefined,
 ): Promise<SyncItemResult> {
+  const { client, out, opts, progress, observer } = run;
   const { target, recorded } = item;
   const recordedPath = recorded ? join(opts.dir, recorded.file) : null;
   const result = (
@@ -223,9 +243,9 @@ async function settle(
     return result("would-download", item.reason, { path: recordedPath });
   }
   try {
-    const source = { url: sourceUrl(target.url, target.slug) };
+    const source = await packSource(client, run.catalog, target.slug, target.edition);
     if (opts.dryRun && recorded) {
-      const check = await checkUpstream(client, source, recorded, client.signal);
+      const check = await checkUpstream(client, source, recorded, opts.signal);
       return check.status === "unchanged"
         ? result("up-to-date", "unchanged upstream", recordedFacts)
         : result("would-download", "changed upstream", { path: recordedPath });
@@ -241,7 +261,7 @@ async function settle(
       progress,
       ...(label !== undefined ? { progressLabel: label } : {}),
       onNotice: (line) => observer.notice?.(line),
-      signal: client.signal,
+      signal: opts.signal,
     });
     const facts: FileFacts = { path: done.path, bytes: done.bytes, sha256: done.sha256 };
     const revalidated = item.action === "revalidate";
@@ -262,17 +282,4 @@ interface FileFacts {
   path?: string | null;
   bytes?: number;
   sha256?: string;
-}
-
-/** The pack record's download URL as a URL; an unusable one is a spec violation (exit 7) of this item. */
-function sourceUrl(url: string | undefined, slug: string): URL {
-  try {
-    if (url !== undefined) return new URL(url);
-  } catch {
-    // reported below
-  }
-  throw new ResponseError(`the pack record of ${slug} has no usable download URL`, {
-    httpStatus: null,
-    requestId: null,
-  });
 }

@@ -6,8 +6,9 @@ import type { EditionChoice, PackEdition, SyncTarget } from "./types.js";
  * pack): `standard` → every pack's `downloads.bundle`; `authoring` → every pack's
  * `downloads.authoring`; `all` → both. A pack record without a `downloads.authoring` URL
  * still yields an authoring target with `url` undefined, which the plan reports as
- * "no authoring edition" without any request. URLs are used exactly as given (spec "Pack":
- * clients use the URLs in `downloads` instead of building them).
+ * "no authoring edition" without any request. The download itself asks for the record's URL
+ * (spec "Pack": clients use the URLs in `downloads` instead of building them), resolved by
+ * src/api/download-source.ts as for `pack get` and `install`.
  */
 export function syncTargets(packs: readonly Pack[], choice: EditionChoice): SyncTarget[] {
   const editions: PackEdition[] =

@@ -12,6 +12,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
 import { operationPacing } from "../../src/library/unattended.js";
+import { createServices } from "../../src/services.js";
 import { useMockService } from "../helpers/mock.js";
 
 /** The library's unattended options (cli-contract "Library", "Operating unattended"). */
@@ -41,13 +42,16 @@ describe("library: unattended options", () => {
     expect(readdirSync(join(dir, ".svc-dl", "trash", days[0] ?? ""))).toContain("gone-1.zip");
   });
 
-  it("limitRate becomes the HTTP client's transfer pacing, in bytes per second", async () => {
-    expect(operationPacing({ limitRate: "5M" }, undefined).http.transferPacing).toMatchObject({
-      rateBytesPerSecond: 5 * 1024 ** 2,
-    });
-    expect(operationPacing({ limitRate: 65536 }, undefined).http.transferPacing).toMatchObject({
-      rateBytesPerSecond: 65536,
-    });
+  it("limitRate becomes the run's transfer pacing, in bytes per second", async () => {
+    const paced = (limitRate: string | number) =>
+      createServices({
+        baseUrl: new URL("http://127.0.0.1:9"),
+        apiKey: undefined,
+        userAgent: "svc-dl/test",
+        ...operationPacing({ limitRate }, undefined, undefined),
+      }).http.transferPacing;
+    expect(paced("5M")).toMatchObject({ rateBytesPerSecond: 5 * 1024 ** 2 });
+    expect(paced(65536)).toMatchObject({ rateBytesPerSecond: 65536 });
     // a paced call still completes, and a bad rate is refused before any request
     const dir = tempDir("svc-dl-lib-rate-");
     const doc = await client().downloadAsset("free-sample-cube", { dir, limitRate: "1M" });

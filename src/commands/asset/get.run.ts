@@ -26,7 +26,8 @@ export async function runAssetGet(
 ): Promise<void> {
   const list = typeof slugs === "string" ? [slugs] : slugs;
   for (const slug of list) validateSlug(slug, "asset slug");
-  const client = await session.http();
+  const services = await session.services();
+  const client = services.http;
   const items = list.map((slug) => ({
     item: { kind: "asset" as const, slug, edition: null },
     source: async () => {
@@ -36,7 +37,7 @@ export async function runAssetGet(
   const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
   if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
     const force = opts.force === true;
-    await runGetMany(session, client, {
+    await runGetMany(session, services, {
       command: "asset get",
       sinks,
       items,
@@ -47,5 +48,5 @@ export async function runAssetGet(
   }
   const [only] = items;
   if (only === undefined) return;
-  await runGet(session, client, { ...only, output: opts.output, force: opts.force === true });
+  await runGet(session, services, { ...only, output: opts.output, force: opts.force === true });
 }

@@ -62,7 +62,8 @@ async function install(
   });
   const progress = await session.progress();
   const notice = (line: string): void => reporter.info(line);
-  const fetcher = createItemFetcher({ client: () => session.http(), progress, onNotice: notice });
+  const services = () => session.services();
+  const fetcher = createItemFetcher({ services, progress, onNotice: notice });
   const cacheDir = opts.cache ? await cacheDirFrom(ctx.env, ctx.cwd) : undefined;
   try {
     const doc = await runInstall(

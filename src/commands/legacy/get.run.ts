@@ -76,8 +76,9 @@ export async function runLegacyGet(session: Session, opts: LegacyGetOptions): Pr
   }
   const licenseKey = await readLicenseKey(session, opts.licenseKeyStdin === true);
   try {
-    const client = await session.http({ needsKey: false });
-    await runGet(session, client, {
+    const services = await session.services({ needsKey: false });
+    const client = services.http;
+    await runGet(session, services, {
       item: { kind, slug, edition },
       source: legacySource(client, { licenseKey, kind, slug, edition }),
       output: opts.output,

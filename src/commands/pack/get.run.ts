@@ -44,7 +44,8 @@ export async function runPackGet(
     });
   }
   const edition = opts.edition ?? "standard";
-  const client = await session.http();
+  const services = await session.services();
+  const client = services.http;
   const catalog = packCatalog(client);
   const afterDownload = opts.extract === true ? extractAfter(session) : undefined;
   const items = list.map((slug) => ({
@@ -55,7 +56,7 @@ export async function runPackGet(
   }));
   const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
   if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
-    await runGetMany(session, client, {
+    await runGetMany(session, services, {
       command: "pack get",
       sinks,
       items,
@@ -67,7 +68,7 @@ export async function runPackGet(
   }
   const [only] = items;
   if (only === undefined) return;
-  await runGet(session, client, {
+  await runGet(session, services, {
     ...only,
     output: opts.output,
     force: opts.force === true,

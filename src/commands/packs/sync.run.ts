@@ -71,7 +71,7 @@ async function syncInto(
     document: (items: SyncItemResult[]) => syncDocument(dir, items, { filtered, deadline }),
     summaryLine: (doc) => report.summaryLine(doc, dryRun),
   });
-  const client = await session.http();
+  const { http: client, signal } = await session.services();
   const progress = await session.progress();
   /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
   let owned: number | undefined;
@@ -79,6 +79,7 @@ async function syncInto(
     client,
     {
       dir,
+      signal,
       edition: opts.edition,
       refresh: opts.refresh === true,
       dryRun,

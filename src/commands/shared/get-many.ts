@@ -5,13 +5,13 @@ import { type DownloadResult, type DownloadSource, downloadItem } from "../../do
 import { DeadlineError } from "../../errors/interrupted-error.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
-import type { HttpClient } from "../../http/client.js";
 import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { ItemRef } from "../../outdir/state.js";
 import { DeferralGate, deferredFields } from "../../run/deferred.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import { type RunSinkOptions, recordRun } from "../../run/run.js";
+import type { Services } from "../../services.js";
 import type { Session } from "../../session.js";
 import { classifyFailure, itemError } from "../../sync/failure.js";
 import type { SyncItemError } from "../../sync/types.js";
@@ -92,18 +92,18 @@ export function checkSeveralOutput(output: string | undefined, cwd: string): voi
  */
 export async function runGetMany(
   session: Session,
-  client: HttpClient,
+  services: Services,
   req: GetManyRequest,
 ): Promise<GetManyDocument> {
   const dir = resolve(session.ctx.cwd, req.output ?? ".");
   const spec = { command: req.command, dir, sinks: req.sinks ?? {} };
-  return recordRun(session, spec, (run) => getMany(session, client, req, run));
+  return recordRun(session, spec, (run) => getMany(session, services, req, run));
 }
 
 /** The body of {@link runGetMany}, feeding `run` with each settled item. */
 async function getMany(
   session: Session,
-  client: HttpClient,
+  services: Services,
   req: GetManyRequest,
   run: RunRecorder,
 ): Promise<GetManyDocument> {
@@ -139,7 +139,7 @@ async function getMany(
       // no header line: the item's own line (progress or failure) carries the position
       const label = `${item.kind} ${position}/${req.items.length}`;
       try {
-        const result = await downloadItem(client, {
+        const result = await downloadItem(services.http, {
           ...item,
           source: await source(),
           out,
@@ -147,7 +147,7 @@ async function getMany(
           progress,
           progressLabel: label,
           onNotice: (line) => reporter.info(line),
-          signal: client.signal,
+          signal: services.signal,
         });
         const extra = req.afterDownload ? await req.afterDownload(result) : {};
         const settled = { ...toJsonDocument(result), ...extra };
@@ -159,7 +159,7 @@ async function getMany(
           run.settled({ ...item, ...deferredFields(gate.stop(err)) });
           continue;
         }
-        if (client.signal?.aborted) throw err;
+        if (services.signal?.aborted) throw err;
         if (classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
         const { code } = err as SvcError;
         const error = itemError(err as SvcError);

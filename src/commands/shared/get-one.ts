@@ -4,11 +4,12 @@ import { downloadToStream } from "../../download/stdout.js";
 import { interruptedBy } from "../../errors/interrupted-error.js";
 import type { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
-import type { HttpClient, HttpResponse } from "../../http/client.js";
+import type { HttpResponse } from "../../http/request-types.js";
 import { refuseBinaryToTerminal } from "../../io/binary-guard.js";
 import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { ItemRef } from "../../outdir/state.js";
+import type { Services } from "../../services.js";
 import type { Session } from "../../session.js";
 
 /** What one `get` command downloads and where. */
@@ -38,10 +39,11 @@ export interface GetRequest {
  */
 export async function runGet(
   session: Session,
-  client: HttpClient,
+  services: Services,
   req: GetRequest,
 ): Promise<DownloadResult> {
   const { ctx, globals } = session;
+  const { http: client, signal, clock } = services;
   const destination = resolveDestination(req.output, ctx.cwd);
   if (destination.kind === "stdout" && globals.json) {
     throw new UsageError("-o - and --json both need stdout; use one of them", {
@@ -57,8 +59,8 @@ export async function runGet(
       ? await OutputDir.open(destination.dir, {
           waitSeconds: globals.waitLock,
           onWait: onNotice,
-          ...(client.signal ? { signal: client.signal } : {}),
-          clock: client.clock,
+          ...(signal ? { signal } : {}),
+          clock,
         })
       : undefined;
   let result: DownloadResult;
@@ -70,7 +72,7 @@ export async function runGet(
       source,
       progress,
       onNotice,
-      signal: client.signal,
+      signal,
       ...(req.errorFromResponse ? { errorFromResponse: req.errorFromResponse } : {}),
     };
     if (destination.kind === "stdout" || !out) {
@@ -85,7 +87,7 @@ export async function runGet(
       if (req.afterDownload) extra = await req.afterDownload(result);
     }
   } catch (err) {
-    if (client.signal?.aborted) throw interruptedBy(client.signal);
+    if (signal?.aborted) throw interruptedBy(signal);
     throw err;
   } finally {
     progress.stop();

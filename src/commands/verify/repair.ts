@@ -12,6 +12,8 @@ export interface RepairOptions {
   out: OutputDir;
   progress: FileProgress;
   onNotice?: (line: string) => void;
+  /** The run's abort signal: a download and a re-hash stop at it. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -55,7 +57,7 @@ async function repairOne(
       fileName: record.file,
       progress: opts.progress,
       ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
-      signal: client.signal,
+      signal: opts.signal,
     });
   } catch (err) {
     if (onItemError(before, err) === "stop") throw err;
@@ -65,7 +67,7 @@ async function repairOne(
   const after = await verifyRecord(
     opts.out.dir,
     opts.out.recordedAt(record.file) ?? record,
-    client.signal,
+    opts.signal,
   );
   return after.status === "ok" ? { ...after, status: "repaired" } : after;
 }

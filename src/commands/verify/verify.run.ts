@@ -173,13 +173,13 @@ async function repairAll(
   items: VerifyItem[],
 ): Promise<VerifyItem[]> {
   const { reporter } = session;
-  const client = await session.http();
+  const { http: client, signal } = await session.services();
   const progress = await session.progress();
   try {
     return await repairItems(
       client,
       items,
-      { out, progress, onNotice: (l) => reporter.info(l) },
+      { out, progress, signal, onNotice: (l) => reporter.info(l) },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
         const { code, message } = toSvcError(err);
