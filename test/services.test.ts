@@ -47,14 +47,18 @@ describe("createHttp", () => {
 });
 
 describe("createServices", () => {
+  const keyless = () => ({
+    baseUrl: new URL(STUB_API),
+    apiKey: undefined,
+    userAgent: "svc-dl/test",
+    dispatcher: agent(),
+  });
+
   it("gives the run's clock and signal with the client built on them", async () => {
     const clock = { now: () => 42, sleep: async () => {} };
     const signal = new AbortController().signal;
     const run = createServices({
-      baseUrl: new URL(STUB_API),
-      apiKey: undefined,
-      userAgent: "svc-dl/test",
-      dispatcher: agent(),
+      ...keyless(),
       clock,
       signal,
     });
@@ -69,10 +73,7 @@ describe("createServices", () => {
     const signal = new AbortController().signal;
     const deadline = new Deadline(5, clock);
     const run = createServices({
-      baseUrl: new URL(STUB_API),
-      apiKey: undefined,
-      userAgent: "svc-dl/test",
-      dispatcher: agent(),
+      ...keyless(),
       clock,
       signal,
       deadline,
