@@ -1,11 +1,18 @@
 import { chmodSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Conf from "conf";
+import type Conf from "conf";
 import envPaths from "env-paths";
+import { z } from "zod";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { makeDirectory } from "../io/mkdir.js";
-import { checkPrivateDir, ensurePrivateDir, lstatIfExists } from "../io/safe-fs.js";
+import {
+  checkPrivateDir,
+  ensurePrivateDir,
+  lstatIfExists,
+  readRegularFile,
+} from "../io/safe-fs.js";
+import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import type { SettableKey } from "./settable-keys.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
@@ -30,68 +37,53 @@ export const CONFIG_FILE_MODE = 0o600;
 export const CONFIG_DIR_MODE = 0o700;
 
 /**
- * The config file, through `conf`: in `SVC_DL_CONFIG_DIR` when set, else the OS config
- * directory (env-paths, as conf itself; Linux: `$XDG_CONFIG_HOME/svc-dl`). The file is written
- * with mode 0600 and its directory is created (or tightened) to 0700: conf alone would create
- * it 0755. As ssh does (cli-contract "Configuration and credentials"), a config directory that
- * is a symlink, owned by another user or writable by group or others, and a config file that
- * is a symlink (or not a regular file), are refused before anything is read or written.
+ * The config file: in `SVC_DL_CONFIG_DIR` when set, else the OS config directory (env-paths, as
+ * conf itself; Linux: `$XDG_CONFIG_HOME/svc-dl`). It is read once, by the store itself (never
+ * through a link, validated: it is untrusted), and written through `conf`, which is loaded on
+ * the first write only: conf loads ajv and semver, about 30 ms of every start for commands that
+ * only read (docs/performance.md "Start-up"). The file is written with mode 0600 and its
+ * directory is created (or tightened) to 0700: conf alone would create it 0755. As ssh does
+ * (cli-contract "Configuration and credentials"), a config directory that is a symlink, owned
+ * by another user or writable by group or others, and a config file that is a symlink (or not
+ * a regular file), are refused before anything is read or written.
  *
  * Throws FileSystemError (exit 8, `unsafe_config`) for those, UsageError (exit 2,
- * `config_invalid`) when the file is not valid JSON, and FileSystemError (exit 8,
- * `config_unreadable`) when it cannot be read or written.
+ * `config_invalid`) when the file is not valid JSON or a known setting is not a string, and
+ * FileSystemError (exit 8, `config_unreadable`) when it cannot be read or written.
  */
 export class ConfigStore {
-  readonly #conf: Conf<ConfigSchema>;
+  /** Absolute path of the config file (it may not exist yet). */
+  readonly path: string;
+  #data: ConfigSchema;
+  #conf: Conf<ConfigSchema> | undefined;
 
   constructor(env: Readonly<Record<string, string | undefined>>) {
     const dir = configDirFrom(env);
     openPrivateDir(dir);
-    assertSafeFile(join(dir, "config.json"));
-    this.#conf = guard(
-      () =>
-        new Conf<ConfigSchema>({
-          projectName: "svc-dl",
-          projectSuffix: "",
-          configName: "config",
-          configFileMode: CONFIG_FILE_MODE,
-          cwd: dir,
-        }),
-      join(dir, "config.json"),
-    );
-    // conf reads the store in its constructor and creates a missing directory 0755.
-    this.#tightenDir();
-  }
-
-  /** Absolute path of the config file (it may not exist yet). */
-  get path(): string {
-    return this.#conf.path;
+    this.path = join(dir, "config.json");
+    this.#data = readConfig(this.path);
   }
 
   /** A settable value, or undefined. */
   get(key: SettableKey): string | undefined {
-    return guard(() => this.#conf.get(key), this.path);
+    return this.#data[key];
   }
 
   /** Sets a settable value and tightens the file and directory modes. */
-  set(key: SettableKey, value: string): void {
-    this.#beforeWrite();
-    guard(() => this.#conf.set(key, value), this.path);
-    this.#tighten();
+  async set(key: SettableKey, value: string): Promise<void> {
+    await this.#write((conf) => conf.set(key, value));
   }
 
   /** Removes a settable value; returns whether it was set. */
-  unset(key: SettableKey): boolean {
+  async unset(key: SettableKey): Promise<boolean> {
     const had = this.get(key) !== undefined;
-    this.#beforeWrite();
-    guard(() => this.#conf.delete(key), this.path);
-    this.#tighten();
+    await this.#write((conf) => conf.delete(key));
     return had;
   }
 
   /** The stored API key for a service origin, or undefined. */
   getKey(origin: string): string | undefined {
-    return guard(() => this.#conf.get("keys"), this.path)?.[origin];
+    return Object.hasOwn(this.#data.keys ?? {}, origin) ? this.#data.keys?.[origin] : undefined;
   }
 
   /** The service's `preview` of the key stored for a service origin, when login recorded one. */
@@ -103,24 +95,20 @@ export class ConfigStore {
    * Stores the API key for a service origin (replacing any previous one), with the service's
    * `preview` of it when known (shown by `config list`).
    */
-  setKey(origin: string, key: string, preview?: string): void {
-    const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}), [origin]: key };
+  async setKey(origin: string, key: string, preview?: string): Promise<void> {
+    const keys = { ...this.#data.keys, [origin]: key };
     const previews = this.#previewsWithout(origin);
     if (preview !== undefined) previews[origin] = preview;
-    this.#beforeWrite();
-    guard(() => this.#conf.set({ keys, previews }), this.path);
-    this.#tighten();
+    await this.#write((conf) => conf.set({ keys, previews }));
   }
 
   /** Deletes the stored key (and its preview) of a service origin; returns whether one was stored. */
-  deleteKey(origin: string): boolean {
-    const keys = { ...(guard(() => this.#conf.get("keys"), this.path) ?? {}) };
-    if (!(origin in keys)) return false;
+  async deleteKey(origin: string): Promise<boolean> {
+    const keys = { ...this.#data.keys };
+    if (!Object.hasOwn(keys, origin)) return false;
     delete keys[origin];
     const previews = this.#previewsWithout(origin);
-    this.#beforeWrite();
-    guard(() => this.#conf.set({ keys, previews }), this.path);
-    this.#tighten();
+    await this.#write((conf) => conf.set({ keys, previews }));
     return true;
   }
 
@@ -132,10 +120,8 @@ export class ConfigStore {
 
   /** The stored previews (a copy); entries that are not strings are dropped (the file is untrusted). */
   #previews(): Record<string, string> {
-    const stored: unknown = guard(() => this.#conf.get("previews"), this.path);
     const previews: Record<string, string> = {};
-    if (typeof stored !== "object" || stored === null) return previews;
-    for (const [origin, preview] of Object.entries(stored)) {
+    for (const [origin, preview] of Object.entries(this.#data.previews ?? {})) {
       if (typeof preview === "string") previews[origin] = preview;
     }
     return previews;
@@ -143,25 +129,88 @@ export class ConfigStore {
 
   /** Origins that have a stored key (never the keys themselves). */
   keyOrigins(): string[] {
-    return Object.keys(guard(() => this.#conf.get("keys"), this.path) ?? {});
+    return Object.keys(this.#data.keys ?? {});
+  }
+
+  /**
+   * One change through conf (loaded and opened on the first write): the directory and file
+   * checked right before (a link may have appeared), the modes tightened after, and what the
+   * file now holds read back.
+   */
+  async #write(change: (conf: Conf<ConfigSchema>) => void): Promise<void> {
+    if (this.#conf === undefined) {
+      const { default: ConfClass } = await import("conf");
+      this.#beforeWrite();
+      this.#conf = guard(
+        () =>
+          new ConfClass<ConfigSchema>({
+            projectName: "svc-dl",
+            projectSuffix: "",
+            configName: "config",
+            configFileMode: CONFIG_FILE_MODE,
+            cwd: dirname(this.path),
+          }),
+        this.path,
+      );
+    }
+    const conf = this.#conf;
+    this.#beforeWrite();
+    guard(() => change(conf), this.path);
+    this.#tighten();
+    this.#data = readConfig(this.path);
   }
 
   /** Re-checks the directory and file right before conf writes (a link may have appeared). */
   #beforeWrite(): void {
-    openPrivateDir(dirname(this.#conf.path));
-    assertSafeFile(this.#conf.path);
-  }
-
-  #tightenDir(): void {
-    openPrivateDir(dirname(this.#conf.path));
+    openPrivateDir(dirname(this.path));
+    assertSafeFile(this.path);
   }
 
   #tighten(): void {
-    this.#tightenDir();
-    if (assertSafeFile(this.#conf.path)) {
-      guard(() => chmodSync(this.#conf.path, CONFIG_FILE_MODE), this.#conf.path);
+    openPrivateDir(dirname(this.path));
+    if (assertSafeFile(this.path)) {
+      guard(() => chmodSync(this.path, CONFIG_FILE_MODE), this.path);
     }
   }
+}
+
+/** The settings svc-dl knows must be strings; other keys are kept as they are (conf's file). */
+let configSchema: z.ZodType<ConfigSchema> | undefined;
+
+/**
+ * What the config file at `path` holds: {} when it does not exist. Throws FileSystemError
+ * `unsafe_config` for a link or a file that is not regular, UsageError `config_invalid` for
+ * text that is not strict JSON (a duplicate key included) or a known setting of the wrong type.
+ */
+function readConfig(path: string): ConfigSchema {
+  if (!assertSafeFile(path)) return {};
+  const text = guard(() => readRegularFile(path, 1 << 20), path);
+  if (text === undefined)
+    throw invalidConfig(path, "it is larger than 1 MiB or not a regular file");
+  const json = parseStrictJson(text);
+  if (!json.ok) throw invalidConfig(path, json.problem);
+  configSchema ??= z.looseObject({
+    "base-url": z.string().optional(),
+    proxy: z.string().optional(),
+    "ca-file": z.string().optional(),
+    "limit-rate": z.string().optional(),
+    keys: z.record(z.string(), z.string()).optional(),
+    previews: z.record(z.string(), z.unknown()).optional(),
+  }) as z.ZodType<ConfigSchema>;
+  const parsed = configSchema.safeParse(json.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = (issue?.path ?? []).filter((k) => typeof k !== "symbol");
+    throw invalidConfig(path, `${formatJsonPath(where)}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+function invalidConfig(path: string, problem: string): UsageError {
+  return new UsageError(`the config file ${path} is not valid: ${problem}`, {
+    code: "config_invalid",
+    hint: `Fix or delete ${path} (it holds base-url and the stored API keys).`,
+  });
 }
 
 /**
@@ -230,10 +279,7 @@ function guard<T>(fn: () => T, where: string): T {
       err instanceof SyntaxError ||
       (err instanceof Error && /schema violation/i.test(err.message))
     ) {
-      throw new UsageError(`the config file ${where} is not valid JSON: ${err.message}`, {
-        code: "config_invalid",
-        hint: `Fix or delete ${where} (it holds base-url and the stored API keys).`,
-      });
+      throw invalidConfig(where, `not valid JSON (${err.message})`);
     }
     const code = (err as { code?: unknown } | null)?.code;
     throw new FileSystemError(

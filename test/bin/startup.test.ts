@@ -173,6 +173,19 @@ describe("svc-dl start-up", () => {
     expect(loaded.some((u) => /\/src\/api\//.test(u))).toBe(true);
   });
 
+  it("a command that only reads the config file loads no conf (it is loaded to write)", async () => {
+    const config = mkdtempSync(join(dir, "config-"));
+    writeFileSync(join(config, "config.json"), JSON.stringify({ "base-url": mock.baseUrl }));
+    const env = { SVC_DL_CONFIG_DIR: config, SVC_API_KEY: mock.apiKey };
+    const { r, loaded } = await traced(["whoami"], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(loaded.filter((u) => /\/node_modules\/(conf|ajv|semver)\//.test(u))).toEqual([]);
+    // control: writing the file does load it
+    const set = await traced(["config", "set", "limit-rate", "5M"], env);
+    expect(set.r.code, set.r.stderr).toBe(0);
+    expect(set.loaded.some((u) => /\/node_modules\/conf\//.test(u))).toBe(true);
+  });
+
   it("whoami and pack get load a few bundle files and nothing from node_modules", async () => {
     const env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
     for (const args of [["whoami"], ["pack", "get", "low-poly-forest", "-o", `${dir}/get/`]]) {

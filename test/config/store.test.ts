@@ -23,50 +23,50 @@ function dir(): string {
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 describe("ConfigStore", () => {
-  it("creates its directory 0700 on open, and the file 0600 on write", () => {
+  it("creates its directory 0700 on open, and the file 0600 on write", async () => {
     const d = dir();
     const store = new ConfigStore({ SVC_DL_CONFIG_DIR: d });
     expect(mode(d)).toBe(0o700);
-    store.set("base-url", "https://x.example");
+    await store.set("base-url", "https://x.example");
     expect(store.path).toBe(join(d, "config.json"));
     expect(mode(store.path)).toBe(0o600);
   });
 
-  it("tightens a directory and file that were too open", () => {
+  it("tightens a directory and file that were too open", async () => {
     const d = dir();
-    new ConfigStore({ SVC_DL_CONFIG_DIR: d }).set("base-url", "https://x.example");
+    await new ConfigStore({ SVC_DL_CONFIG_DIR: d }).set("base-url", "https://x.example");
     chmodSync(d, 0o755);
     chmodSync(join(d, "config.json"), 0o644);
     const store = new ConfigStore({ SVC_DL_CONFIG_DIR: d });
     expect(mode(d)).toBe(0o700);
-    store.setKey("https://x.example", "svc_live_k");
+    await store.setKey("https://x.example", "svc_live_k");
     expect(mode(join(d, "config.json"))).toBe(0o600);
   });
 
-  it("keeps keys per origin", () => {
+  it("keeps keys per origin", async () => {
     const store = new ConfigStore({ SVC_DL_CONFIG_DIR: dir() });
-    store.setKey("https://a.example", "svc_live_a");
-    store.setKey("https://b.example", "svc_live_b");
+    await store.setKey("https://a.example", "svc_live_a");
+    await store.setKey("https://b.example", "svc_live_b");
     expect(store.getKey("https://a.example")).toBe("svc_live_a");
     expect(store.getKey("https://a.example:8443")).toBeUndefined();
     expect(store.keyOrigins().sort()).toEqual(["https://a.example", "https://b.example"]);
-    expect(store.deleteKey("https://a.example")).toBe(true);
-    expect(store.deleteKey("https://a.example")).toBe(false);
+    expect(await store.deleteKey("https://a.example")).toBe(true);
+    expect(await store.deleteKey("https://a.example")).toBe(false);
     expect(store.keyOrigins()).toEqual(["https://b.example"]);
   });
 
-  it("unset says whether the value was set", () => {
+  it("unset says whether the value was set", async () => {
     const store = new ConfigStore({ SVC_DL_CONFIG_DIR: dir() });
-    expect(store.unset("base-url")).toBe(false);
-    store.set("base-url", "https://x.example");
-    expect(store.unset("base-url")).toBe(true);
+    expect(await store.unset("base-url")).toBe(false);
+    await store.set("base-url", "https://x.example");
+    expect(await store.unset("base-url")).toBe(true);
     expect(store.get("base-url")).toBeUndefined();
     expect(JSON.parse(readFileSync(store.path, "utf8"))).not.toHaveProperty("base-url");
   });
 
-  it("a corrupt config file is a configuration error (exit 2) naming the file", () => {
+  it("a corrupt config file is a configuration error (exit 2) naming the file", async () => {
     const d = dir();
-    new ConfigStore({ SVC_DL_CONFIG_DIR: d }).set("base-url", "https://x.example");
+    await new ConfigStore({ SVC_DL_CONFIG_DIR: d }).set("base-url", "https://x.example");
     writeFileSync(join(d, "config.json"), "{not json");
     try {
       new ConfigStore({ SVC_DL_CONFIG_DIR: d }).get("base-url");
@@ -79,12 +79,48 @@ describe("ConfigStore", () => {
     }
   });
 
-  it("writes the file 0600 and the directory 0700 under umask 000", () => {
+  it("a known setting that is not a string, or a key named twice, is config_invalid naming it", async () => {
+    for (const [text, named] of [
+      ['{"base-url": 5}', "base-url"],
+      ['{"keys": {"https://x.example": ["svc_live_k"]}}', "keys"],
+      ['{"proxy": "http://a:1", "proxy": "http://b:2"}', "proxy"],
+    ] as const) {
+      const d = dir();
+      await new ConfigStore({ SVC_DL_CONFIG_DIR: d }).set("ca-file", "/etc/ca.pem");
+      writeFileSync(join(d, "config.json"), text);
+      const err = (() => {
+        try {
+          new ConfigStore({ SVC_DL_CONFIG_DIR: d });
+        } catch (e) {
+          return e as SvcError;
+        }
+      })();
+      expect(err?.code).toBe("config_invalid");
+      expect(err?.message).toContain(named);
+      expect(err?.message).not.toContain("svc_live_k");
+    }
+  });
+
+  it("keeps settings it does not know when it writes (the file is conf's)", async () => {
+    const d = dir();
+    mkdirSync(d, { mode: 0o700 });
+    writeFileSync(join(d, "config.json"), '{"future-setting": {"a": 1}}');
+    chmodSync(join(d, "config.json"), 0o600);
+    const store = new ConfigStore({ SVC_DL_CONFIG_DIR: d });
+    await store.set("base-url", "https://x.example");
+    expect(JSON.parse(readFileSync(store.path, "utf8"))).toEqual({
+      "future-setting": { a: 1 },
+      "base-url": "https://x.example",
+    });
+    expect(new ConfigStore({ SVC_DL_CONFIG_DIR: d }).get("base-url")).toBe("https://x.example");
+  });
+
+  it("writes the file 0600 and the directory 0700 under umask 000", async () => {
     const old = process.umask(0);
     try {
       const d = dir();
       const store = new ConfigStore({ SVC_DL_CONFIG_DIR: d });
-      store.setKey("https://x.example", "svc_live_k");
+      await store.setKey("https://x.example", "svc_live_k");
       expect(mode(d)).toBe(0o700);
       expect(mode(store.path)).toBe(0o600);
     } finally {
@@ -94,10 +130,10 @@ describe("ConfigStore", () => {
 });
 
 describe("ConfigStore refuses an unsafe config directory or file (unsafe_config, exit 8)", () => {
-  const refused = (env: Record<string, string>, write = false): SvcError => {
+  const refused = async (env: Record<string, string>, write = false): Promise<SvcError> => {
     try {
       const store = new ConfigStore(env);
-      if (write) store.setKey("https://x.example", "svc_live_secret");
+      if (write) await store.setKey("https://x.example", "svc_live_secret");
     } catch (err) {
       expect(err).toBeInstanceOf(SvcError);
       return err as SvcError;
@@ -105,29 +141,29 @@ describe("ConfigStore refuses an unsafe config directory or file (unsafe_config,
     throw new Error("expected the config store to refuse");
   };
 
-  it("a config directory that is a symlink", () => {
+  it("a config directory that is a symlink", async () => {
     const real = mkdtempSync(join(tmpdir(), "svc-dl-store-real-"));
     chmodSync(real, 0o700);
     const link = `${dir()}-link`;
     mkdirSync(join(link, ".."), { recursive: true });
     symlinkSync(real, link);
-    const err = refused({ SVC_DL_CONFIG_DIR: link });
+    const err = await refused({ SVC_DL_CONFIG_DIR: link });
     expect(err.code).toBe("unsafe_config");
     expect(err.exitCode).toBe(8);
     expect(err.hint).toContain("SVC_DL_CONFIG_DIR");
   });
 
-  it("a config directory writable by group or others", () => {
+  it("a config directory writable by group or others", async () => {
     for (const m of [0o770, 0o707, 0o777]) {
       const d = dir();
       mkdirSync(d, { recursive: true });
       chmodSync(d, m);
-      expect(refused({ SVC_DL_CONFIG_DIR: d }).code).toBe("unsafe_config");
+      expect((await refused({ SVC_DL_CONFIG_DIR: d })).code).toBe("unsafe_config");
       expect(mode(d)).toBe(m);
     }
   });
 
-  it("a config directory owned by another user", () => {
+  it("a config directory owned by another user", async () => {
     const d = dir();
     mkdirSync(d, { recursive: true, mode: 0o700 });
     const uid = process.geteuid?.() ?? 0;
@@ -141,18 +177,18 @@ describe("ConfigStore refuses an unsafe config directory or file (unsafe_config,
       return;
     }
     chownSync(d, 65534, 65534);
-    const err = refused({ SVC_DL_CONFIG_DIR: d }, true);
+    const err = await refused({ SVC_DL_CONFIG_DIR: d }, true);
     expect(err.code).toBe("unsafe_config");
     expect(err.message).toContain("another user");
   });
 
-  it("a config file that is a symlink: the key is never written through it", () => {
+  it("a config file that is a symlink: the key is never written through it", async () => {
     const d = dir();
     mkdirSync(d, { recursive: true, mode: 0o700 });
     const victim = join(mkdtempSync(join(tmpdir(), "svc-dl-victim-")), "readable.json");
     writeFileSync(victim, "{}\n", { mode: 0o644 });
     symlinkSync(victim, join(d, "config.json"));
-    expect(refused({ SVC_DL_CONFIG_DIR: d }, true).code).toBe("unsafe_config");
+    expect((await refused({ SVC_DL_CONFIG_DIR: d }, true)).code).toBe("unsafe_config");
     expect(readFileSync(victim, "utf8")).toBe("{}\n");
     expect(mode(victim)).toBe(0o644);
   });

@@ -54,7 +54,7 @@ export async function runLogin(session: Session, opts: LoginOptions): Promise<vo
   const client = await session.http({ apiKey: key });
   const { me } = await getMe(client);
   const config = await session.config();
-  config.setKey(url.origin, key, me.key.preview);
+  await config.setKey(url.origin, key, me.key.preview);
   if (session.globals.json) {
     session.printJson({ origin: url.origin, account: me.account, key: me.key });
   } else {

@@ -7,7 +7,7 @@ import type { Session } from "../../session.js";
  */
 export async function runLogout(session: Session): Promise<void> {
   const { url } = await session.baseUrl();
-  const removed = (await session.config()).deleteKey(url.origin);
+  const removed = await (await session.config()).deleteKey(url.origin);
   if (session.globals.json) {
     session.printJson({ origin: url.origin, removed });
   } else {

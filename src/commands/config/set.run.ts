@@ -20,7 +20,7 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
         ? checkedRate(value)
         : normaliseNetworkSetting(key, value, session.ctx.cwd);
   const config = await session.config();
-  config.set(key, normalised);
+  await config.set(key, normalised);
   const shown = shownSetting(key, normalised);
   if (session.globals.json) {
     session.printJson({ key, value: shown });

@@ -7,7 +7,7 @@ import { settableKey } from "./settable.js";
  */
 export async function runConfigUnset(session: Session, rawKey: string): Promise<void> {
   const key = settableKey(rawKey);
-  const removed = (await session.config()).unset(key);
+  const removed = await (await session.config()).unset(key);
   if (session.globals.json) {
     session.printJson({ key, removed });
     return;

@@ -234,7 +234,7 @@ describe("a refused key says where it came from", () => {
   it("config file: auth status names the file and the service origin", async () => {
     const dir = tempConfigDir();
     const origin = new URL(a.baseUrl).origin;
-    new ConfigStore({ SVC_DL_CONFIG_DIR: dir }).setKey(origin, a.keys.key_revoked ?? "");
+    await new ConfigStore({ SVC_DL_CONFIG_DIR: dir }).setKey(origin, a.keys.key_revoked ?? "");
     const r = await runCommand(["auth", "status"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
