@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type Metafile } from "esbuild";
+import { beforeAll, describe, expect, it } from "vitest";
+
+// The command tree stays light (docs/design.md "Commands"): program.ts and every command
+// builder are loaded for `--help`, so they import only commander, command-kit and light
+// modules; each command's run module is loaded once, by its builder's action. The start-up
+// trace of the real CLI is test/bin/startup.test.ts; this file checks the module graph.
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const COMMANDS = join(ROOT, "src/commands");
+
+/** Folders of src/ whose modules may load with the command tree (no network, schema, disk). */
+const LIGHT_FOLDERS = ["commands", "errors", "io", "pacing"];
+
+/** What the CLI entry loads before any command runs: its static imports, transitively. */
+interface StaticGraph {
+  /** Source files, relative to the repository root. */
+  inputs: string[];
+  /** npm packages (node: built-ins left out). */
+  packages: string[];
+}
+
+/** The static graph of `src/cli.ts` in an esbuild bundle split like scripts/build.js's. */
+async function staticGraph(): Promise<StaticGraph> {
+  const { metafile } = await build({
+    entryPoints: ["src/cli.ts"],
+    absWorkingDir: ROOT,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20.18",
+    packages: "external",
+    write: false,
+    metafile: true,
+    outdir: "out",
+    logLevel: "silent",
+  });
+  return reachable(metafile, "src/cli.ts");
+}
+
+/** The outputs reached from `entryPoint` through static imports, and what they hold. */
+function reachable(metafile: Metafile, entryPoint: string): StaticGraph {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((k) => outputs[k]?.entryPoint === entryPoint);
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const stack = entry === undefined ? [] : [entry];
+  for (let out = stack.pop(); out !== undefined; out = stack.pop()) {
+    if (seen.has(out)) continue;
+    seen.add(out);
+    for (const i of outputs[out]?.imports ?? []) {
+      if (i.kind !== "import-statement") continue;
+      if (!i.external) stack.push(i.path);
+      else if (!i.path.startsWith("node:")) packages.add(i.path);
+    }
+  }
+  const inputs = [...seen].flatMap((o) => Object.keys(outputs[o]?.inputs ?? {}));
+  return { inputs: inputs.sort(), packages: [...packages].sort() };
+}
+
+/** Every .ts file under src/commands/, relative to it. */
+function commandFiles(dir = COMMANDS): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? commandFiles(join(dir, e.name))
+      : e.name.endsWith(".ts")
+        ? [relative(COMMANDS, join(dir, e.name))]
+        : [],
+  );
+}
+
+describe("the command tree's module graph", () => {
+  let graph: StaticGraph;
+  beforeAll(async () => {
+    graph = await staticGraph();
+  });
+
+  it("holds program.ts and the builders, never a run module (control: both exist)", () => {
+    expect(graph.inputs).toContain("src/program.ts");
+    expect(graph.inputs).toContain("src/commands/pack/get.ts");
+    expect(commandFiles()).toContain("pack/get.run.ts");
+    expect(graph.inputs.filter((f) => f.endsWith(".run.ts"))).toEqual([]);
+  });
+
+  it("loads no npm package but commander and nothing from the heavy folders", () => {
+    expect(graph.packages).toEqual(["commander"]);
+    const heavy = graph.inputs.filter((f) => {
+      const folder = /^src\/([^/]+)\//.exec(f)?.[1];
+      return folder !== undefined && !LIGHT_FOLDERS.includes(folder);
+    });
+    expect(heavy).toEqual([]);
+  });
+
+  it("loads, of src/commands/, only builders: command-kit, noun indexes, files with a run module", () => {
+    const files = new Set(commandFiles());
+    const notBuilders = graph.inputs
+      .filter((f) => f.startsWith("src/commands/"))
+      .map((f) => f.slice("src/commands/".length))
+      .filter((f) => f !== "command-kit.ts" && !f.endsWith("/index.ts"))
+      .filter((f) => !files.has(f.replace(/\.ts$/, ".run.ts")));
+    expect(notBuilders).toEqual([]);
+  });
+});
+
+describe("lazy loading in src/commands/", () => {
+  it("each builder's action imports its own run module once; no other import() there", () => {
+    const wrong = commandFiles().flatMap((file) => {
+      const text = readFileSync(join(COMMANDS, file), "utf8");
+      const targets = [...text.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]);
+      const own = `./${file.split("/").pop()?.replace(/\.ts$/, ".run.js")}`;
+      const allowed = file.endsWith(".run.ts") ? [] : [own];
+      const extra = targets.filter((t) => !allowed.includes(t ?? ""));
+      return targets.length > 1 || extra.length > 0 ? [`${file}: ${targets.join(", ")}`] : [];
+    });
+    expect(wrong).toEqual([]);
+  });
+});
