@@ -22,6 +22,8 @@ export interface StructureReport {
   longFunctions: LongFunction[];
   fileCycles: string[][];
   upwardImports: RoomArrow[];
+  /** Each room (top-level folder `x/` or file) and the rooms it imports, sorted. */
+  rooms: Record<string, string[]>;
 }
 export declare function checkStructure(dir: string): StructureReport;
 export declare function describeReport(report: StructureReport): string[];

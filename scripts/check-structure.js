@@ -34,6 +34,7 @@ export const MAX_FUNCTION_LINES = 80;
  *   longFunctions: LongFunction[],
  *   fileCycles: string[][],
  *   upwardImports: RoomArrow[],
+ *   rooms: Record<string, string[]>,
  * }} StructureReport
  */
 
@@ -164,13 +165,20 @@ const roomOf = (file) => (file.includes("/") ? `${file.slice(0, file.indexOf("/"
 /**
  * Runs every check over the `.ts` files below `dir`.
  * @param {string} dir the folder to check (src/ in this repository)
- * @returns {StructureReport} the findings, each list sorted; empty lists when the rules hold
+ * @returns {StructureReport} the findings, each list sorted; empty lists when the rules hold;
+ *   `rooms` (not a finding) maps each room to the rooms it imports
  */
 export function checkStructure(dir) {
   const root = resolve(dir);
   const files = tsFiles(root);
   /** @type {StructureReport} */
-  const report = { longFiles: [], longFunctions: [], fileCycles: [], upwardImports: [] };
+  const report = {
+    longFiles: [],
+    longFunctions: [],
+    fileCycles: [],
+    upwardImports: [],
+    rooms: {},
+  };
   /** @type {Map<string, Set<string>>} */
   const fileGraph = new Map();
   for (const file of files) {
@@ -188,6 +196,9 @@ export function checkStructure(dir) {
     roomGraph.set(roomOf(file), targets);
   }
   report.upwardImports = cycles(roomGraph).flatMap((rooms) => upwardArrows(rooms, fileGraph));
+  for (const [room, targets] of [...roomGraph].sort(([a], [b]) => a.localeCompare(b))) {
+    report.rooms[room] = [...targets].sort();
+  }
   return report;
 }
 

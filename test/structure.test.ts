@@ -41,6 +41,12 @@ describe("structure of src/", () => {
     expect(findings.filter((line) => !ALLOWED.has(key(line)))).toEqual([]);
   });
 
+  it("keeps the mock service apart: it imports nothing of the client, and nothing imports it", () => {
+    const { rooms } = checkStructure(src);
+    expect(rooms["mock-server/"]).toEqual([]);
+    expect(Object.keys(rooms).filter((room) => rooms[room]?.includes("mock-server/"))).toEqual([]);
+  });
+
   it("lists no allowed finding that is gone (shrink the list as files get split)", () => {
     const found = new Set(findings.map(key));
     expect([...ALLOWED].filter((entry) => !found.has(entry))).toEqual([]);
@@ -93,5 +99,6 @@ describe("checkStructure", () => {
     expect(report.upwardImports).toEqual([
       { from: "low/", to: "high/", files: ["low/c.ts -> high/x.ts"] },
     ]);
+    expect(report.rooms).toEqual({ "high/": ["low/"], "low/": ["high/"] });
   });
 });
