@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
+import { useMockService } from "../helpers/mock.js";
 
 /**
  * `--max-duration` in `install` and several-slug `pack get` (cli-contract "Operating
@@ -16,19 +16,12 @@ import { manualClock } from "../helpers/clock.js";
 const clock = manualClock();
 const SLUGS = ["desert-rocks", "low-poly-forest", "sci-fi-props"];
 
-let mock: MockService;
-beforeAll(async () => {
-  mock = await startMockService({ quiet: true, now: clock.now, packSize: 64 * 1024 });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const shared = useMockService({ now: clock.now, packSize: 64 * 1024 });
 beforeEach(() => {
-  mock.set({ faults: {}, limits: { download: { quota: 1, windowSeconds: 200 } } });
-  mock.clearLog();
+  shared.mock.set({ limits: { download: { quota: 1, windowSeconds: 200 } } });
 });
 
-const env = () => ({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+const env = () => shared.env();
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-deadline-many-"));
 
 interface Doc {
@@ -57,7 +50,7 @@ async function stopThenFinish(argv: string[], report: string): Promise<void> {
     expect(doc.complete).toBe(false);
     expect(doc.error).toMatchObject({ code: "deadline_reached", retryable: true });
   }
-  expect(mock.requests.filter((q) => /\/download(\?|$)/.test(q.url)).length).toBe(1);
+  expect(shared.mock.requests.filter((q) => /\/download(\?|$)/.test(q.url)).length).toBe(1);
   const again = await runCli(argv, { env: env(), clock });
   expect(again.code).toBe(0);
   const next = JSON.parse(again.stdout) as Doc;

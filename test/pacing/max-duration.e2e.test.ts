@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
+import { useMockService } from "../helpers/mock.js";
 import type { SyncDoc } from "../helpers/sync.js";
 
 /**
@@ -15,19 +15,12 @@ import type { SyncDoc } from "../helpers/sync.js";
 const clock = manualClock();
 const PACK_SIZE = 256 * 1024;
 
-let mock: MockService;
-beforeAll(async () => {
-  mock = await startMockService({ quiet: true, now: clock.now, packSize: PACK_SIZE });
-});
-afterAll(async () => {
-  await mock.close();
-});
+const shared = useMockService({ now: clock.now, packSize: PACK_SIZE });
 beforeEach(() => {
-  mock.set({ faults: {}, limits: { download: { quota: 1000, windowSeconds: 60 } } });
-  mock.clearLog();
+  shared.mock.set({ limits: { download: { quota: 1000, windowSeconds: 60 } } });
 });
 
-const env = () => ({ SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey });
+const env = () => shared.env();
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-deadline-"));
 
 type DeferredDoc = SyncDoc & {
@@ -53,7 +46,7 @@ function partials(dir: string): number[] {
 describe("--max-duration", () => {
   it("a rate-limit wait longer than the window ends at the deadline: exit 10, the rest deferred", async () => {
     // One download per 200 s: the second pack must wait for the reset, past the 60 s window.
-    mock.set({ limits: { download: { quota: 1, windowSeconds: 200 } } });
+    shared.mock.set({ limits: { download: { quota: 1, windowSeconds: 200 } } });
     const dir = tempDir();
     const start = clock.now();
     const r = await runCli(["--max-duration", "60s", "packs", "sync", dir, "--json"], {
@@ -76,12 +69,12 @@ describe("--max-duration", () => {
     expect(doc.error).toMatchObject({ code: "deadline_reached", retryable: true });
     expect(r.stderr).toMatch(/deadline_reached/);
     // no request was made for the packs not started
-    const downloads = mock.requests.filter((q) => /\/download(\?|$)/.test(q.url));
+    const downloads = shared.mock.requests.filter((q) => /\/download(\?|$)/.test(q.url));
     expect(downloads.length).toBe(1);
   });
 
   it("without --max-duration the same run waits for the reset and finishes (control)", async () => {
-    mock.set({ limits: { download: { quota: 1, windowSeconds: 200 } } });
+    shared.mock.set({ limits: { download: { quota: 1, windowSeconds: 200 } } });
     const dir = tempDir();
     const r = await runCli(["packs", "sync", dir, "--json"], { env: env(), clock });
     expect(r.code).toBe(0);
@@ -91,7 +84,7 @@ describe("--max-duration", () => {
   });
 
   it("a 429 wait of the listing longer than the window ends at the deadline (exit 10)", async () => {
-    mock.set({ faults: { rateLimited: { count: 1, retryAfter: 120 } } });
+    shared.mock.set({ faults: { rateLimited: { count: 1, retryAfter: 120 } } });
     const start = clock.now();
     const r = await runCli(["--max-duration", "30", "packs", "sync", tempDir()], {
       env: env(),
