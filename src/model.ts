@@ -238,7 +238,7 @@ export const VerifyDocumentSchema = z.strictObject({
   items: z.array(
     z.strictObject({
       path: z.string().min(1),
-      status: z.enum(["ok", "changed", "missing", "repaired", "forgotten"]),
+      status: z.enum(["ok", "changed", "missing", "repaired", "forgotten", "deferred"]),
       sha256: sha256.nullable(),
       bytes: count.nullable(),
       kind,
@@ -252,6 +252,7 @@ export const VerifyDocumentSchema = z.strictObject({
     missing: count,
     repaired: count.optional(),
     forgotten: count.optional(),
+    deferred: count.optional(),
   }),
   ...runEnd,
 });

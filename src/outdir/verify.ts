@@ -31,15 +31,19 @@ export interface VerifyItem {
  * and compares size and SHA-256, offline. Items come in file-name order. Reads nothing outside
  * DIR: names come from the state only when they are safe base names (readState), and a
  * symlink or other special file at a recorded name is `changed`, never followed or hashed. A
- * DIR with nothing recorded gives no items. Throws `signal.reason` when aborted.
+ * DIR with nothing recorded gives no items. `stops` (`--max-duration`) is asked before each
+ * file: once it answers true, no later file is hashed and the items verified so far are
+ * returned (the first `n` of `out.records()`). Throws `signal.reason` when aborted.
  */
 export async function verifyDir(
   out: OutputDir,
   onItem?: (item: VerifyItem) => void,
   signal?: AbortSignal,
+  stops?: () => boolean,
 ): Promise<VerifyItem[]> {
   const results: VerifyItem[] = [];
   for (const recorded of out.records()) {
+    if (stops?.()) break;
     const item = await verifyRecord(out.dir, recorded, signal);
     onItem?.(item);
     results.push(item);

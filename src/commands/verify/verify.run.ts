@@ -1,8 +1,9 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { toSvcError } from "../../errors/format.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { StateItem } from "../../outdir/state.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../../outdir/verify.js";
+import { DeferralGate } from "../../run/deferred.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import { recordRun } from "../../run/run.js";
 import type { Session } from "../../session.js";
@@ -54,8 +55,9 @@ async function verifyInto(
   const json = session.globals.json;
   const repair = opts.repair === true;
   const fixes = (i: VerifyItem) => (repair && i.status !== "ok") || forgets(opts, i);
+  const facts = { ...opts, deadline: session.deadline !== undefined };
   run.describe({
-    document: (settled: VerifyDocumentItem[]) => verifyDocument(dir, settled, opts),
+    document: (settled: VerifyDocumentItem[]) => verifyDocument(dir, settled, facts),
     summaryLine: (doc) => summary(dir, doc, false),
   });
   const settle = (item: VerifyItem): void => {
@@ -64,13 +66,18 @@ async function verifyInto(
   };
   checkVerifiable(dir);
   run.begin();
-  let items = await verifyDir(
-    OutputDir.inspect(dir),
-    (item) => {
-      if (!fixes(item)) settle(item);
-    },
-    session.ctx.signal,
-  );
+  const inspected = OutputDir.inspect(dir);
+  const gate = new DeferralGate(session.deadline);
+  const early = (item: VerifyItem) => (fixes(item) ? undefined : settle(item));
+  let items = await verifyDir(inspected, early, session.ctx.signal, () => gate.defers());
+  if (gate.stopped || (items.some(fixes) && gate.defers())) {
+    // --max-duration: files not hashed yet are deferred; no repair starts after the deadline
+    for (const item of items) if (fixes(item)) settle(item);
+    for (const record of inspected.records().slice(items.length)) {
+      run.settled(deferredItem(dir, record));
+    }
+    throw gate.stopped;
+  }
   if (items.some(fixes)) {
     const { globals, reporter, ctx } = session;
     const out = await OutputDir.open(dir, {
@@ -90,7 +97,7 @@ async function verifyInto(
       await out.close();
     }
   }
-  const doc = run.complete(verifyDocument(dir, items.map(documentItem), opts));
+  const doc = run.complete(verifyDocument(dir, items.map(documentItem), facts));
   const bad = doc.summary.changed + doc.summary.missing;
   if (json) session.printJson(doc);
   else session.reporter.info(summary(dir, doc, bad > 0 && !repair));
@@ -100,7 +107,8 @@ async function verifyInto(
 /** One item of the `verify --json` document. */
 export interface VerifyDocumentItem {
   path: string;
-  status: VerifyItem["status"];
+  /** `deferred`: not hashed (or repaired) before `--max-duration` ended the run. */
+  status: VerifyItem["status"] | "deferred";
   sha256: string | null;
   /** Size now in bytes; null when missing. */
   bytes: number | null;
@@ -116,23 +124,33 @@ export interface VerifySummary {
   missing: number;
   repaired?: number;
   forgotten?: number;
+  deferred?: number;
 }
 
 /**
  * The `verify --json` document (cli-contract "JSON documents"): `{"dir","items":[{"path",
  * "status","sha256", "bytes","kind","slug","edition"}],"summary":{"ok","changed","missing"}}`,
- * the summary with `repaired` under `--repair` and `forgotten` under `--forget-missing`.
+ * the summary with `repaired` under `--repair`, `forgotten` under `--forget-missing` and
+ * `deferred` under `--max-duration` (`deadline`).
  */
 export function verifyDocument(
   dir: string,
   items: VerifyDocumentItem[],
-  opts: VerifyOptions,
+  opts: VerifyOptions & { deadline?: boolean },
 ): { dir: string; items: VerifyDocumentItem[]; summary: VerifySummary } {
   const summary: VerifySummary = { ok: 0, changed: 0, missing: 0 };
   if (opts.repair === true) summary.repaired = 0;
   if (opts.forgetMissing === true) summary.forgotten = 0;
+  if (opts.deadline === true) summary.deferred = 0;
   for (const { status } of items) summary[status] = (summary[status] ?? 0) + 1;
   return { dir, items, summary };
+}
+
+/** A recorded file `--max-duration` left for the next run. */
+function deferredItem(dir: string, record: StateItem): VerifyDocumentItem {
+  const { kind, slug, edition } = record;
+  const path = join(dir, record.file);
+  return { path, status: "deferred", sha256: null, bytes: null, kind, slug, edition };
 }
 
 function documentItem(i: VerifyItem): VerifyDocumentItem {
@@ -157,6 +175,7 @@ function summary(
   const parts = [`${s.ok} ok`, `${s.changed} changed`, `${s.missing} missing`];
   if (s.repaired) parts.push(`${s.repaired} repaired`);
   if (s.forgotten) parts.push(`${s.forgotten} forgotten`);
+  if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
   const n = doc.items.length;
   const head = `${n} recorded file${n === 1 ? "" : "s"}: ${parts.join(", ")}`;
   if (!suggestRepair) return head;

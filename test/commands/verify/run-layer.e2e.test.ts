@@ -134,3 +134,34 @@ describe("verify in the run layer", () => {
     expect(doc).toMatchObject({ complete: false, items: [], error: { code: "dir_not_found" } });
   });
 });
+
+describe("verify --max-duration", () => {
+  it("no file is hashed after the deadline: the rest are deferred, exit 10; the next run finishes", async () => {
+    const { dir, files } = await synced();
+    // a clock that moves 25 s each time it is read: a 60 s window ends within a few files
+    const base = manualClock(Date.UTC(2026, 0, 2));
+    const ticking = {
+      now: () => {
+        base.advance(25_000);
+        return base.now();
+      },
+      advance: base.advance,
+    };
+    const report = join(tempDir(), "r.json");
+    const argv = ["--max-duration", "60s", "verify", dir, "--json", "--report", report];
+    const r = await runCli(argv, { env: {}, clock: ticking });
+    expect(r.code).toBe(10);
+    const doc = JSON.parse(r.stdout) as VerifyDoc;
+    expect(JSON.parse(readFileSync(report, "utf8"))).toEqual(doc);
+    expect(doc).toMatchObject({ complete: false, error: { code: "deadline_reached" } });
+    const statuses = doc.items.map((i) => i.status);
+    expect(statuses).toHaveLength(files.length);
+    expect(statuses.join(",")).toMatch(/^(ok,)*deferred(,deferred)*$/);
+    const deferred = statuses.filter((s) => s === "deferred").length;
+    expect(doc.summary).toEqual({ ok: files.length - deferred, changed: 0, missing: 0, deferred });
+
+    const again = await runCli(["verify", dir, "--json"], { env: {} });
+    expect(again.code).toBe(0);
+    expect((JSON.parse(again.stdout) as VerifyDoc).summary.ok).toBe(files.length);
+  });
+});
