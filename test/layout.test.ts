@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -67,6 +67,25 @@ function misplaced(tree: Tree): string[] {
   return problems;
 }
 
+/**
+ * Test files that start svc-dl another way than test/helpers/cli.ts (`runCli` in-process,
+ * `launchCli`/`spawnCli` as a child process): one that calls `main()` itself, or spawns
+ * bin/svc-dl.js. test/package/ runs installed copies and test/bench/ times real processes, so
+ * both are left out.
+ */
+function ownLaunchers(files: Record<string, string>): string[] {
+  return Object.entries(files)
+    .filter(([file]) => !["helpers/cli.ts", "layout.test.ts"].includes(file))
+    .filter(([file]) => !file.startsWith("package/") && !file.startsWith("bench/"))
+    .filter(
+      ([, text]) =>
+        /import\s*\{[^}]*\bmain\b[^}]*\}\s*from\s*"[^"]*src\/cli\.js"/.test(text) ||
+        /import\(\s*"[^"]*src\/cli\.js"\s*\)/.test(text) ||
+        (/"node:child_process"/.test(text) && /bin\/svc-dl\.js|"bin",\s*"svc-dl\.js"/.test(text)),
+    )
+    .map(([file]) => file);
+}
+
 function walk(dir: string, prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -85,6 +104,25 @@ describe("test layout", () => {
       inRepo: (path) => existsSync(join(ROOT, path)),
     });
     expect(problems).toEqual([]);
+  });
+
+  it("svc-dl is started through test/helpers/cli.ts only (one runner, one launcher)", () => {
+    const files = Object.fromEntries(
+      walk(join(ROOT, "test"))
+        .filter((file) => /\.[cm]?[jt]s$/.test(file))
+        .map((file) => [file, readFileSync(join(ROOT, "test", file), "utf8")]),
+    );
+    expect(ownLaunchers(files)).toEqual([]);
+    expect(
+      ownLaunchers({
+        "a.test.ts": 'import { main } from "../src/cli.js";',
+        "b.test.ts": 'const { main } = await import("../../src/cli.js");',
+        "c.test.ts":
+          'import { spawn } from "node:child_process";\nspawn(node, [join(root, "bin", "svc-dl.js")]);',
+        "d.test.ts": 'import { commandAt } from "../src/cli.js";',
+        "helpers/cli.ts": 'import { main } from "../../src/cli.js";',
+      }),
+    ).toEqual(["a.test.ts", "b.test.ts", "c.test.ts"]);
   });
 
   it("names the files that sit elsewhere", () => {

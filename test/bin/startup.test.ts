@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
-import { spawnCli as runCli } from "../helpers/cli.js";
+import { spawnCli } from "../helpers/cli.js";
 import { startForwardProxy } from "../helpers/proxy.js";
 
 // Start-up behaviour: `--version` and `--help` work and load no HTTP, config,
@@ -81,7 +81,7 @@ afterAll(async () => {
 async function traced(args: string[], env: Record<string, string> = {}) {
   const trace = join(dir, `trace-${args.join("_").replace(/[^a-z_-]/gi, "")}.txt`);
   writeFileSync(trace, "");
-  const r = await runCli(args, {
+  const r = await spawnCli(args, {
     env: {
       ...env,
       NODE_OPTIONS: `--import ${join(dir, "register.mjs")}`,
@@ -96,7 +96,7 @@ describe("svc-dl start-up", () => {
   it("the bundled program downloads through a proxy (its slim undici keeps CONNECT)", async () => {
     const proxy = await startForwardProxy();
     try {
-      const r = await runCli(["--proxy", proxy.url, "pack", "get", "low-poly-forest"], {
+      const r = await spawnCli(["--proxy", proxy.url, "pack", "get", "low-poly-forest"], {
         env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
         cwd: mkdtempSync(join(dir, "proxy-")),
       });
@@ -109,7 +109,7 @@ describe("svc-dl start-up", () => {
 
   it("--version and -V print package.json's version and exit 0", async () => {
     for (const flag of ["--version", "-V"]) {
-      const r = await runCli([flag]);
+      const r = await spawnCli([flag]);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`${version}\n`);
       expect(r.stderr).toBe("");
@@ -117,14 +117,14 @@ describe("svc-dl start-up", () => {
   });
 
   it("--version with other global options (the commander path) prints the same", async () => {
-    const r = await runCli(["--no-color", "--version"]);
+    const r = await spawnCli(["--no-color", "--version"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);
     expect(r.stderr).toBe("");
   });
 
   it("--help prints usage, commands and examples to stdout and exits 0", async () => {
-    const r = await runCli(["--help"]);
+    const r = await spawnCli(["--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: svc-dl \[options\] \[command\]/);
     expect(r.stdout).toContain("whoami");
@@ -134,7 +134,7 @@ describe("svc-dl start-up", () => {
   });
 
   it("a usage error (chalk loaded lazily on the error path) exits 2 naming usage_error", async () => {
-    const r = await runCli(["--no-such-flag"]);
+    const r = await spawnCli(["--no-such-flag"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("usage_error");
     expect(r.stdout).toBe("");

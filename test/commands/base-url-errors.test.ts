@@ -7,8 +7,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
-import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 
@@ -27,7 +27,7 @@ function errorLine(stderr: string): ErrorDoc {
 describe("a base URL with a path the service does not have", () => {
   it("packs list → exit 5 route_not_found naming the route, the base URL and SVC_BASE_URL", async () => {
     const base = `${shared.mock.baseUrl}/store`;
-    const r = await runCommand(["packs", "list", "--json"], {
+    const r = await runCli(["packs", "list", "--json"], {
       env: { ...shared.env(), SVC_BASE_URL: base },
     });
     expect(r.code, r.stderr).toBe(5);
@@ -45,7 +45,7 @@ describe("a base URL with a path the service does not have", () => {
 
   it("whoami with --base-url says the flag", async () => {
     const base = `${shared.mock.baseUrl}/store`;
-    const r = await runCommand(["whoami", "--base-url", base], { env: shared.env() });
+    const r = await runCli(["whoami", "--base-url", base], { env: shared.env() });
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain(`under the base URL ${base} (from --base-url)`);
     expect(r.stderr).toContain("code route_not_found");
@@ -53,7 +53,7 @@ describe("a base URL with a path the service does not have", () => {
 
   it("pack get (its catalog lookup) → route_not_found too, never a hint that fails the same way", async () => {
     const base = `${shared.mock.baseUrl}/store`;
-    const r = await runCommand(["pack", "get", "some-pack", "--json"], {
+    const r = await runCli(["pack", "get", "some-pack", "--json"], {
       env: { ...shared.env(), SVC_BASE_URL: base },
     });
     expect(r.code, r.stderr).toBe(5);
@@ -64,7 +64,7 @@ describe("a base URL with a path the service does not have", () => {
 
   it("asset get → not_found whose message names the base URL it was looked up under", async () => {
     const base = `${shared.mock.baseUrl}/store`;
-    const r = await runCommand(["asset", "get", "some-asset", "--json"], {
+    const r = await runCli(["asset", "get", "some-asset", "--json"], {
       env: { ...shared.env(), SVC_BASE_URL: base },
     });
     expect(r.code, r.stderr).toBe(5);
@@ -74,7 +74,7 @@ describe("a base URL with a path the service does not have", () => {
   });
 
   it("the right base URL still gets the service's own not_found for a missing pack", async () => {
-    const r = await runCommand(["pack", "get", "no-such-pack", "--json"], { env: shared.env() });
+    const r = await runCli(["pack", "get", "no-such-pack", "--json"], { env: shared.env() });
     expect(r.code, r.stderr).toBe(5);
     const error = errorLine(r.stderr);
     expect(error.code).toBe("not_found");
@@ -92,7 +92,7 @@ describe("https:// to a port that speaks plain HTTP", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const r = await runCommand(["whoami", "--json"], {
+      const r = await runCli(["whoami", "--json"], {
         env: { ...shared.env(), SVC_BASE_URL: base },
       });
       expect(r.code, r.stderr).toBe(7);

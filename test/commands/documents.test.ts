@@ -13,8 +13,8 @@ import {
   SyncDocumentSchema,
   VerifyDocumentSchema,
 } from "../../src/model.js";
+import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
-import { runCommand } from "../helpers/run-main.js";
 
 /**
  * cli-contract "Streams and output" (binary data never to a terminal) and "JSON documents":
@@ -45,13 +45,13 @@ describe("-o - with stdout a terminal (cli-contract: Streams and output)", () =>
   ];
   for (const [name, args, env] of cases) {
     it(`${name} is refused with exit 2 (binary_to_terminal) before any request`, async () => {
-      const r = await runCommand([...args, "--json"], {
+      const r = await runCli([...args, "--json"], {
         env: { ...shared.env(), ...env },
         stdoutIsTTY: true,
       });
       // `-o -` with --json is its own usage error; without --json the guard answers
       expect(r.code).toBe(2);
-      const plain = await runCommand(args, {
+      const plain = await runCli(args, {
         env: { ...shared.env(), ...env },
         stdoutIsTTY: true,
         stdinIsTTY: true,
@@ -65,7 +65,7 @@ describe("-o - with stdout a terminal (cli-contract: Streams and output)", () =>
   }
 
   it("the refusal names its code on stderr, also with --quiet", async () => {
-    const r = await runCommand(["asset", "get", "free-sample-cube", "-o", "-", "--quiet"], {
+    const r = await runCli(["asset", "get", "free-sample-cube", "-o", "-", "--quiet"], {
       env: shared.env(),
       stdoutIsTTY: true,
     });
@@ -74,7 +74,7 @@ describe("-o - with stdout a terminal (cli-contract: Streams and output)", () =>
   });
 
   it("-o - without a terminal writes the bytes to stdout", async () => {
-    const r = await runCommand(["asset", "get", "free-sample-cube", "-o", "-"], {
+    const r = await runCli(["asset", "get", "free-sample-cube", "-o", "-"], {
       env: shared.env(),
       stdoutIsTTY: false,
     });
@@ -88,16 +88,16 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
   it("pack get with one slug, then again (up-to-date)", async () => {
     const dir = tempDir();
     const args = ["pack", "get", "low-poly-forest", "-o", `${dir}/`, "--json"];
-    const first = await runCommand(args, { env: shared.env() });
+    const first = await runCli(args, { env: shared.env() });
     expect(first.code, first.stderr).toBe(0);
     expect(GetDocumentSchema.parse(JSON.parse(first.stdout)).status).toBe("downloaded");
-    const again = await runCommand(args, { env: shared.env() });
+    const again = await runCli(args, { env: shared.env() });
     expect(GetDocumentSchema.parse(JSON.parse(again.stdout)).status).toBe("up-to-date");
   });
 
   it("pack get with several slugs, one of them failing (exit 1, get_incomplete)", async () => {
     const dir = tempDir();
-    const r = await runCommand(
+    const r = await runCli(
       ["pack", "get", "low-poly-forest", "no-such-pack", "-o", `${dir}/`, "--json"],
       { env: shared.env() },
     );
@@ -111,16 +111,16 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
   it("packs sync (with a filter, dry run, real run) and verify", async () => {
     const dir = tempDir();
     const args = ["packs", "sync", dir, "--include", "low-poly-*", "--json"];
-    const dry = await runCommand([...args, "--dry-run"], { env: shared.env() });
+    const dry = await runCli([...args, "--dry-run"], { env: shared.env() });
     expect(dry.code, dry.stderr).toBe(0);
     const planned = SyncDocumentSchema.parse(JSON.parse(dry.stdout));
     expect(planned.items.map((i) => i.status)).toEqual(["would-download"]);
     expect(planned.summary.filtered).toBeGreaterThan(0);
-    const real = await runCommand(args, { env: shared.env() });
+    const real = await runCli(args, { env: shared.env() });
     expect(real.code, real.stderr).toBe(0);
     const done = SyncDocumentSchema.parse(JSON.parse(real.stdout));
     expect(done.items.map((i) => i.status)).toEqual(["downloaded"]);
-    const verify = await runCommand(["verify", dir, "--json"], { env: shared.env() });
+    const verify = await runCli(["verify", dir, "--json"], { env: shared.env() });
     expect(verify.code, verify.stderr).toBe(0);
     const checked = VerifyDocumentSchema.parse(JSON.parse(verify.stdout));
     expect(checked.items.map((i) => i.status)).toEqual(["ok"]);
@@ -128,13 +128,13 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
 
   it("pack get and packs sync with --extract carry `extracted`", async () => {
     const dir = tempDir();
-    const get = await runCommand(
+    const get = await runCli(
       ["pack", "get", "low-poly-forest", "-o", `${dir}/`, "--extract", "--json"],
       { env: shared.env() },
     );
     expect(get.code, get.stderr).toBe(0);
     expect(GetDocumentSchema.parse(JSON.parse(get.stdout)).extracted?.status).toBe("extracted");
-    const sync = await runCommand(
+    const sync = await runCli(
       ["packs", "sync", dir, "--include", "low-poly-forest", "--extract", "--json"],
       { env: shared.env() },
     );
@@ -156,7 +156,7 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
       }),
     );
     const env = { ...shared.env(), SVC_DL_CACHE_DIR: tempDir() };
-    const r = await runCommand(["install", "--json"], { env, cwd: root });
+    const r = await runCli(["install", "--json"], { env, cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const doc = InstallDocumentSchema.parse(JSON.parse(r.stdout));
     expect(doc.items.map((i) => [i.kind, i.status, i.source, i.extracted?.status])).toEqual([
@@ -166,16 +166,16 @@ describe("--json documents match their schemas (cli-contract: JSON documents)", 
   });
 
   it("assets list, cache dir and cache clean", async () => {
-    const assets = await runCommand(["assets", "list", "--json"], { env: shared.env() });
+    const assets = await runCli(["assets", "list", "--json"], { env: shared.env() });
     expect(assets.code, assets.stderr).toBe(0);
     const list = AssetsListDocumentSchema.parse(JSON.parse(assets.stdout));
     expect(list.map((a) => a.slug)).toContain("free-sample-cube");
     const cache = tempDir();
     const env = { SVC_DL_CACHE_DIR: cache };
-    const dir = await runCommand(["cache", "dir", "--json"], { env });
+    const dir = await runCli(["cache", "dir", "--json"], { env });
     expect(dir.code, dir.stderr).toBe(0);
     expect(CacheDirDocumentSchema.parse(JSON.parse(dir.stdout)).dir).toBe(cache);
-    const clean = await runCommand(["cache", "clean", "--json"], { env });
+    const clean = await runCli(["cache", "clean", "--json"], { env });
     expect(clean.code, clean.stderr).toBe(0);
     expect(CacheCleanDocumentSchema.parse(JSON.parse(clean.stdout))).toEqual({
       dir: cache,

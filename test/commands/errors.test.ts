@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
 import { hintFor } from "../../src/errors/format.js";
 import { HttpClient } from "../../src/http/client.js";
+import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
-import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 
@@ -107,7 +107,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   for (const c of cases) {
     it(`${c.code} → exit ${c.exit}`, async () => {
       const apiKey = c.keyId === "" ? "svc_live_not_a_real_key_at_all_0000000000" : key(c.keyId);
-      const r = await runCommand(["api", c.path], {
+      const r = await runCli(["api", c.path], {
         env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: apiKey },
       });
       expect(r.code).toBe(c.exit);
@@ -122,7 +122,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   }
 
   it("blocked says nothing more than the service did", async () => {
-    const r = await runCommand(["api", "me"], {
+    const r = await runCli(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_blocked") },
     });
     expect(r.stderr).toContain("Access denied");
@@ -131,7 +131,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 
   it("rate_limited → exit 6 once the wait budget is spent, saying when to retry", async () => {
     shared.mock.set({ faults: { rateLimited: { count: 5, retryAfter: 5 } } });
-    const r = await runCommand(["--max-wait", "1", "api", "me"], {
+    const r = await runCli(["--max-wait", "1", "api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(6);
@@ -142,7 +142,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 
   it("internal_error → exit 7 after 5 tries", async () => {
     shared.mock.set({ faults: { serverError: { count: 10 } } });
-    const r = await runCommand(["api", "me"], {
+    const r = await runCli(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -178,7 +178,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   });
 
   it("--json errors are one line of JSON on stderr", async () => {
-    const r = await runCommand(["--json", "api", "me"], {
+    const r = await runCli(["--json", "api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_revoked") },
     });
     expect(r.code).toBe(3);
@@ -195,7 +195,7 @@ describe("every spec error code maps to its exit code, message and request id", 
   });
 
   it("--json error without a response has null status and request id", async () => {
-    const r = await runCommand(["--json", "api", "me"], {
+    const r = await runCli(["--json", "api", "me"], {
       env: { SVC_BASE_URL: "http://127.0.0.1:1", SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -209,7 +209,7 @@ describe("every spec error code maps to its exit code, message and request id", 
 describe("responses that break the spec → exit 7, status and request id, no stack", () => {
   it("an HTML error page", async () => {
     shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 403 } } });
-    const r = await runCommand(["api", "me"], {
+    const r = await runCli(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -222,7 +222,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("an HTML 502 page is retried, then exit 7", async () => {
     shared.mock.set({ faults: { htmlErrorPage: { count: 10, status: 502 } } });
-    const r = await runCommand(["api", "me"], {
+    const r = await runCli(["api", "me"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -233,7 +233,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("invalid JSON in a 200", async () => {
     shared.mock.set({ faults: { malformedJson: { count: 10 } } });
-    const r = await runCommand(["whoami"], {
+    const r = await runCli(["whoami"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);
@@ -245,7 +245,7 @@ describe("responses that break the spec → exit 7, status and request id, no st
 
   it("a stack trace appears only with --verbose", async () => {
     shared.mock.set({ faults: { malformedJson: { count: 10 } } });
-    const r = await runCommand(["--verbose", "whoami"], {
+    const r = await runCli(["--verbose", "whoami"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: key("key_demo") },
     });
     expect(r.code).toBe(7);

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 const tempDir = () => mkdtempSync(join(tmpdir(), "svc-dl-msg-"));
@@ -22,7 +22,7 @@ describe("a hint tests what was passed, not what the command accepts", () => {
   });
 
   it("legacy get --asset with a missing file: no 'try without --edition'", async () => {
-    const r = await runCommand(
+    const r = await runCli(
       ["--json", "legacy", "get", "--asset", "forest-broken-stump", "-o", `${tempDir()}/`],
       { env: legacy() },
     );
@@ -36,15 +36,15 @@ describe("a hint tests what was passed, not what the command accepts", () => {
   it("legacy get --pack --edition authoring without one: 'try without --edition', which works", async () => {
     const dir = tempDir();
     const args = ["legacy", "get", "--pack", "sci-fi-props", "-o", `${dir}/`];
-    const r = await runCommand(["--json", ...args, "--edition", "authoring"], { env: legacy() });
+    const r = await runCli(["--json", ...args, "--edition", "authoring"], { env: legacy() });
     expect(r.code).toBe(5);
     expect(lastJsonError(r.stderr).error.hint).toMatch(/try without --edition/);
-    const again = await runCommand(["--json", ...args], { env: legacy() });
+    const again = await runCli(["--json", ...args], { env: legacy() });
     expect(again.code).toBe(0);
   });
 
   it("legacy get --asset with an unknown slug points at the assets, not the packs", async () => {
-    const r = await runCommand(
+    const r = await runCli(
       ["--json", "legacy", "get", "--asset", "no-such-asset", "-o", `${tempDir()}/`],
       { env: legacy() },
     );
@@ -57,7 +57,7 @@ describe("a hint tests what was passed, not what the command accepts", () => {
 
 describe("the outcome of several slugs says whether running again may help", () => {
   it("only not_found failed: get_incomplete is not retryable", async () => {
-    const r = await runCommand(
+    const r = await runCli(
       ["--json", "asset", "get", "free-sample-cube", "no-such-asset", "-o", `${tempDir()}/`],
       { env: shared.env() },
     );
@@ -69,7 +69,7 @@ describe("the outcome of several slugs says whether running again may help", () 
 
   it("a server failure among them: retryable", async () => {
     shared.mock.set({ faults: { serverError: { count: 100, origin: "cdn" } } });
-    const r = await runCommand(
+    const r = await runCli(
       ["--json", "asset", "get", "no-such-asset", "free-sample-cube", "-o", `${tempDir()}/`],
       { env: shared.env() },
     );
@@ -82,7 +82,7 @@ describe("the outcome of several slugs says whether running again may help", () 
 
 describe("--json: stderr holds JSON lines only", () => {
   it("several slugs with a failed one: a warning line, then the error line, all JSON", async () => {
-    const r = await runCommand(
+    const r = await runCli(
       ["--json", "asset", "get", "free-sample-cube", "no-such-asset", "-o", `${tempDir()}/`],
       { env: shared.env() },
     );
@@ -110,8 +110,8 @@ describe("install checks the configuration before any item", () => {
         SVC_API_KEY: shared.mock.apiKey,
         SVC_DL_CACHE_DIR: project.cache,
       };
-      const whoami = await runCommand(["--json", "whoami"], { env });
-      const r = await runCommand(["--json", "install"], { env, cwd: project.root });
+      const whoami = await runCli(["--json", "whoami"], { env });
+      const r = await runCli(["--json", "install"], { env, cwd: project.root });
       expect(r.code).toBe(2);
       if (baseUrl === undefined) {
         // found once an item needs the network: a stop part-way, so the run's document is printed
@@ -133,7 +133,7 @@ describe("install checks the configuration before any item", () => {
       expect(doc.error.retryable).toBe(false);
       expect(doc.error).toEqual(lastJsonError(whoami.stderr).error);
       expect(existsSync(join(project.root, "svc-dl.lock"))).toBe(false);
-      const human = await runCommand(["install"], { env, cwd: project.root });
+      const human = await runCli(["install"], { env, cwd: project.root });
       expect(human.code).toBe(2);
       // a given base URL is checked before any item is planned; none at all only matters once
       // an item needs the network (a warm cache does not), and then stops the run
@@ -146,8 +146,8 @@ describe("install checks the configuration before any item", () => {
 describe("one line per item, each true", () => {
   it("several slugs: no header line; an up-to-date item does not borrow the last label", async () => {
     const dir = tempDir();
-    await runCommand(["asset", "get", "free-sample-cube", "-o", `${dir}/`], { env: shared.env() });
-    const r = await runCommand(
+    await runCli(["asset", "get", "free-sample-cube", "-o", `${dir}/`], { env: shared.env() });
+    const r = await runCli(
       ["asset", "get", "village-well", "free-sample-cube", "no-such-asset", "-o", `${dir}/`],
       { env: shared.env() },
     );
@@ -173,9 +173,9 @@ describe("one line per item, each true", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(dir, "sci-fi-props.zip"), "not the served bytes");
     const args = ["pack", "get", "sci-fi-props", "-o", `${dir}/`];
-    const refused = await runCommand(args, { env: shared.env() });
+    const refused = await runCli(args, { env: shared.env() });
     expect(refused.code).toBe(8);
-    const r = await runCommand([...args, "--force"], { env: shared.env() });
+    const r = await runCli([...args, "--force"], { env: shared.env() });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("0 B/s");
     expect(r.stderr).toMatch(

@@ -2,7 +2,8 @@ import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runPacksList } from "../../src/commands/packs/list.run.js";
 import { DEFAULT_GLOBALS, Session } from "../../src/session.js";
-import { runCommand, testContext } from "../helpers/run-main.js";
+import { runCli } from "../helpers/cli.js";
+import { testContext } from "../helpers/context.js";
 
 /**
  * Commands in-process against a registry of stubs (an undici MockAgent with net connect
@@ -69,7 +70,7 @@ describe("commands against stubbed responses", () => {
     service()
       .intercept({ path: "/api/v1/me", headers: { authorization: `Bearer ${KEY}` } })
       .reply(200, { data: ME }, { headers: JSON_HEADERS });
-    const r = await runCommand(["whoami"], { env: ENV, dispatcher: agent });
+    const r = await runCli(["whoami"], { env: ENV, dispatcher: agent });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Stub Artist <stub@example.com> (usr_stub)");
     expect(r.stdout).toContain("lifetime access: yes");
@@ -96,7 +97,7 @@ describe("commands against stubbed responses", () => {
         },
         { headers: JSON_HEADERS },
       );
-    const r = await runCommand(["packs", "list", "--json"], { env: ENV, dispatcher: agent });
+    const r = await runCli(["packs", "list", "--json"], { env: ENV, dispatcher: agent });
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { slug: string }[]).map((p) => p.slug)).toEqual([
       "a-pack",
@@ -106,7 +107,7 @@ describe("commands against stubbed responses", () => {
 
   it("auth status --json names the origin and the key's source", async () => {
     service().intercept({ path: "/api/v1/me" }).reply(200, { data: ME }, { headers: JSON_HEADERS });
-    const r = await runCommand(["auth", "status", "--json"], { env: ENV, dispatcher: agent });
+    const r = await runCli(["auth", "status", "--json"], { env: ENV, dispatcher: agent });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { origin: string; source: string };
     expect(doc).toMatchObject({ origin: ORIGIN, source: "env" });
@@ -122,7 +123,7 @@ describe("commands against stubbed responses", () => {
         { headers: { ...JSON_HEADERS, "retry-after": "2" } },
       );
     service().intercept({ path: "/api/v1/me" }).reply(200, { data: ME }, { headers: JSON_HEADERS });
-    const r = await runCommand(["api", "me"], { env: ENV, dispatcher: agent });
+    const r = await runCli(["api", "me"], { env: ENV, dispatcher: agent });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ data: ME });
     // the retry is said on stderr, with the service's code
@@ -140,7 +141,7 @@ describe("commands against stubbed responses", () => {
       service()
         .intercept({ path: "/api/v1/me" })
         .reply(status, { error: { code: apiCode, message: "refused" } }, { headers: JSON_HEADERS });
-      const r = await runCommand(["whoami"], { env: ENV, dispatcher: agent });
+      const r = await runCli(["whoami"], { env: ENV, dispatcher: agent });
       expect(r.code).toBe(exit);
       expect(r.stderr).toContain(`code ${code}`);
       expect(r.stderr).toContain("req_stub_1");

@@ -10,10 +10,9 @@ import {
   PacksListDocumentSchema,
   WhoamiDocumentSchema,
 } from "../../src/model.js";
-import { tempConfigDir } from "../helpers/cli.js";
+import { runCli, tempConfigDir } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import { allCommands, programTree } from "../helpers/program-tree.js";
-import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 
@@ -33,7 +32,7 @@ describe("help (cli-contract: Commands)", () => {
   it("every command's help lists the global options and an example", async () => {
     const program = programTree();
     for (const cmd of allCommands(program)) {
-      const r = await runCommand([...pathOf(cmd).split(" "), "--help"]);
+      const r = await runCli([...pathOf(cmd).split(" "), "--help"]);
       expect(r.code, pathOf(cmd)).toBe(0);
       expect(r.stdout, pathOf(cmd)).toContain("--base-url <url>");
       expect(r.stdout, pathOf(cmd)).toContain("--json");
@@ -42,7 +41,7 @@ describe("help (cli-contract: Commands)", () => {
   });
 
   it("the root help names every environment variable and exit code", async () => {
-    const r = await runCommand(["--help"]);
+    const r = await runCli(["--help"]);
     expect(r.code).toBe(0);
     for (const name of [
       "SVC_BASE_URL",
@@ -63,8 +62,8 @@ describe("help (cli-contract: Commands)", () => {
   });
 
   it("`svc-dl help pack get` is `svc-dl pack get --help`", async () => {
-    const viaHelp = await runCommand(["help", "pack", "get"]);
-    const viaFlag = await runCommand(["pack", "get", "--help"]);
+    const viaHelp = await runCli(["help", "pack", "get"]);
+    const viaFlag = await runCli(["pack", "get", "--help"]);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
     expect(viaHelp.stdout).toContain("Usage: svc-dl pack get");
@@ -72,7 +71,7 @@ describe("help (cli-contract: Commands)", () => {
 
   it("`svc-dl help exit-codes` lists every code of the error table under its exit code", async () => {
     const { CODES } = await import("../../src/errors/codes.js");
-    const r = await runCommand(["help", "exit-codes"]);
+    const r = await runCli(["help", "exit-codes"]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     const under = new Map<string, number>();
@@ -94,7 +93,7 @@ describe("help (cli-contract: Commands)", () => {
   });
 
   it("`svc-dl help environment` names every variable; an unknown topic is an unknown command", async () => {
-    const env = await runCommand(["help", "environment"]);
+    const env = await runCli(["help", "environment"]);
     expect(env.code).toBe(0);
     for (const name of [
       "SVC_BASE_URL",
@@ -105,27 +104,27 @@ describe("help (cli-contract: Commands)", () => {
     ]) {
       expect(env.stdout).toContain(name);
     }
-    const unknown = await runCommand(["help", "whoamy"]);
+    const unknown = await runCli(["help", "whoamy"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toContain("unknown command 'whoamy'; did you mean `svc-dl whoami`?");
   });
 
   it("a mistyped command exits 2 with one line suggesting the nearest command", async () => {
-    const r = await runCommand(["whoamy"]);
+    const r = await runCli(["whoamy"]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
       "error: unknown command 'whoamy'; did you mean `svc-dl whoami`? (code unknown_command)\n",
     );
-    const sub = await runCommand(["packs", "lst"]);
+    const sub = await runCli(["packs", "lst"]);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toContain("did you mean `svc-dl packs list`?");
     expect(sub.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("a usage error with --json is the JSON error line, hint naming the command's help", async () => {
-    const r = await runCommand(["packs", "list", "--limit", "0", "--json"]);
+    const r = await runCli(["packs", "list", "--limit", "0", "--json"]);
     expect(r.code).toBe(2);
     const doc = errorLine(r.stderr);
     expect(doc.error).toMatchObject({
@@ -138,7 +137,7 @@ describe("help (cli-contract: Commands)", () => {
   });
 
   it("--pack and --asset together are refused by commander (exit 2)", async () => {
-    const r = await runCommand(["legacy", "get", "--pack", "a", "--asset", "b"]);
+    const r = await runCli(["legacy", "get", "--pack", "a", "--asset", "b"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("cannot be used with option '--asset <slug>'");
   });
@@ -146,7 +145,7 @@ describe("help (cli-contract: Commands)", () => {
 
 describe("auth status (cli-contract: auth status)", () => {
   it("names the origin, the key's source (env), preview, name, scopes and e-mail", async () => {
-    const r = await runCommand(["auth", "status"], { env: shared.env() });
+    const r = await runCli(["auth", "status"], { env: shared.env() });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(new URL(shared.mock.baseUrl).origin);
     expect(r.stdout).toContain("demo@example.com");
@@ -159,12 +158,12 @@ describe("auth status (cli-contract: auth status)", () => {
   it("--json: {origin, source, account, key} with source config for a stored key", async () => {
     const dir = tempConfigDir();
     const env = { SVC_BASE_URL: shared.mock.baseUrl, SVC_DL_CONFIG_DIR: dir };
-    const login = await runCommand(["auth", "login", "--with-key"], {
+    const login = await runCli(["auth", "login", "--with-key"], {
       env,
       input: shared.mock.apiKey,
     });
     expect(login.code).toBe(0);
-    const r = await runCommand(["auth", "status", "--json"], { env });
+    const r = await runCli(["auth", "status", "--json"], { env });
     expect(r.code).toBe(0);
     const doc = AuthStatusDocumentSchema.parse(JSON.parse(r.stdout));
     expect(doc.source).toBe("config");
@@ -173,12 +172,12 @@ describe("auth status (cli-contract: auth status)", () => {
   });
 
   it("exits 3 with no key (no_api_key) and with a refused key", async () => {
-    const none = await runCommand(["auth", "status", "--json"], {
+    const none = await runCli(["auth", "status", "--json"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl },
     });
     expect(none.code).toBe(3);
     expect(errorLine(none.stderr).error.code).toBe("no_api_key");
-    const refused = await runCommand(["auth", "status"], {
+    const refused = await runCli(["auth", "status"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: `svc_live_${"C".repeat(32)}_0000` },
     });
     expect(refused.code).toBe(3);
@@ -188,22 +187,22 @@ describe("auth status (cli-contract: auth status)", () => {
 
 describe("whoami and packs list documents", () => {
   it("whoami --json matches its schema; --verbose names the key's source", async () => {
-    const r = await runCommand(["whoami", "--json"], { env: shared.env() });
+    const r = await runCli(["whoami", "--json"], { env: shared.env() });
     expect(r.code).toBe(0);
     WhoamiDocumentSchema.parse(JSON.parse(r.stdout));
-    const v = await runCommand(["whoami", "--verbose"], { env: shared.env() });
+    const v = await runCli(["whoami", "--verbose"], { env: shared.env() });
     expect(v.code).toBe(0);
     expect(v.stderr).toContain("using the API key from SVC_API_KEY (environment)");
   });
 
   it("packs list --json matches its schema", async () => {
-    const r = await runCommand(["packs", "list", "--json"], { env: shared.env() });
+    const r = await runCli(["packs", "list", "--json"], { env: shared.env() });
     expect(r.code).toBe(0);
     expect(PacksListDocumentSchema.parse(JSON.parse(r.stdout)).length).toBeGreaterThan(0);
   });
 
   it("an API error with --json carries retryable and a hint for the command at hand", async () => {
-    const r = await runCommand(["api", "nonexistent", "--json"], { env: shared.env() });
+    const r = await runCli(["api", "nonexistent", "--json"], { env: shared.env() });
     expect(r.code).toBe(5);
     const doc = errorLine(r.stderr);
     expect(doc.error.code).toBe("route_not_found");
@@ -217,20 +216,20 @@ describe("whoami and packs list documents", () => {
 describe("every --json document of auth and config matches its schema", () => {
   it("auth login, auth logout, config get, config path", async () => {
     const env = { SVC_BASE_URL: shared.mock.baseUrl, SVC_DL_CONFIG_DIR: tempConfigDir() };
-    const login = await runCommand(["auth", "login", "--with-key", "--json"], {
+    const login = await runCli(["auth", "login", "--with-key", "--json"], {
       env,
       input: shared.mock.apiKey,
     });
     expect(login.code).toBe(0);
     LoginDocumentSchema.parse(JSON.parse(login.stdout));
-    const logout = await runCommand(["auth", "logout", "--json"], { env });
+    const logout = await runCli(["auth", "logout", "--json"], { env });
     expect(LogoutDocumentSchema.parse(JSON.parse(logout.stdout)).removed).toBe(true);
-    const get = await runCommand(["config", "get", "base-url", "--json"], { env });
+    const get = await runCli(["config", "get", "base-url", "--json"], { env });
     expect(ConfigGetDocumentSchema.parse(JSON.parse(get.stdout))).toEqual({
       key: "base-url",
       value: null,
     });
-    const path = await runCommand(["config", "path", "--json"], { env });
+    const path = await runCli(["config", "path", "--json"], { env });
     expect(ConfigPathDocumentSchema.parse(JSON.parse(path.stdout)).path).toContain(
       env.SVC_DL_CONFIG_DIR,
     );
@@ -239,7 +238,7 @@ describe("every --json document of auth and config matches its schema", () => {
 
 describe("colour (cli-contract: Streams and output)", () => {
   it("FORCE_COLOR=0 means none, even on a terminal", async () => {
-    const r = await runCommand(["whoami"], {
+    const r = await runCli(["whoami"], {
       env: { FORCE_COLOR: "0", SVC_BASE_URL: shared.mock.baseUrl },
       stderrIsTTY: true,
     });
@@ -249,14 +248,14 @@ describe("colour (cli-contract: Streams and output)", () => {
 
   it("FORCE_COLOR=1 colours even without a terminal; --no-color wins", async () => {
     const env = { FORCE_COLOR: "1", SVC_BASE_URL: shared.mock.baseUrl };
-    expect((await runCommand(["whoami"], { env })).stderr).toContain("\u001b[");
-    expect((await runCommand(["whoami", "--no-color"], { env })).stderr).not.toContain("\u001b[");
+    expect((await runCli(["whoami"], { env })).stderr).toContain("\u001b[");
+    expect((await runCli(["whoami", "--no-color"], { env })).stderr).not.toContain("\u001b[");
   });
 });
 
 describe("prompts", () => {
   it("a prompt closed without an answer says cancelled, exit 130, no download words", async () => {
-    const r = await runCommand(["auth", "login"], {
+    const r = await runCli(["auth", "login"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl },
       stdinIsTTY: true,
       stderrIsTTY: true,
@@ -268,7 +267,7 @@ describe("prompts", () => {
   });
 
   it("the legacy prompt names the key's format and that input is hidden", async () => {
-    const r = await runCommand(["legacy", "get", "--pack", "low-poly-forest"], {
+    const r = await runCli(["legacy", "get", "--pack", "low-poly-forest"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl },
       stdinIsTTY: true,
       stderrIsTTY: true,
@@ -280,13 +279,13 @@ describe("prompts", () => {
 
   it("a key on stdin larger than 64 KiB is refused (exit 2), for both readers", async () => {
     const big = "x".repeat(65 * 1024);
-    const login = await runCommand(["auth", "login", "--with-key"], {
+    const login = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: shared.mock.baseUrl },
       input: big,
     });
     expect(login.code).toBe(2);
     expect(login.stderr).toContain("invalid_key_input");
-    const legacy = await runCommand(
+    const legacy = await runCli(
       ["legacy", "get", "--pack", "low-poly-forest", "--license-key-stdin"],
       { env: { SVC_BASE_URL: shared.mock.baseUrl }, input: big },
     );

@@ -7,8 +7,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { partialPaths } from "../../src/outdir/partial.js";
-import { registerSecret } from "../helpers/cli.js";
-import { run, sha256, sha256Of, spawnCli, tempDir } from "../reliability/helpers/harness.js";
+import { launchCli, registerSecret } from "../helpers/cli.js";
+import { run, sha256, sha256Of, tempDir } from "../reliability/helpers/harness.js";
 import {
   makeGlb,
   type RawServer,
@@ -61,7 +61,7 @@ describe("chunked downloads resume", () => {
     const s = await service(() => slow);
     const dir = tempDir("svc-dl-chunked-");
     const env = { SVC_BASE_URL: s.url, SVC_API_KEY: KEY };
-    const cli = spawnCli(["asset", "get", SLUG], { env, cwd: dir });
+    const cli = launchCli(["asset", "get", SLUG], { env, cwd: dir });
     const paths = partialPaths(dir, ITEM);
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {

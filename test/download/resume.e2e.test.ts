@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { partialPaths } from "../../src/outdir/partial.js";
-import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { launchCli, runCli } from "../helpers/cli.js";
 import { cdnRequests, envFor, sha256Of, tempDir } from "../helpers/download.js";
 
 const SIZE = 512 * 1024;
@@ -168,14 +167,6 @@ describe("resume", () => {
 });
 
 describe("interruption", () => {
-  function spawnCli(args: string[], cwd: string): ChildProcess {
-    return spawn(process.execPath, [CLI_BIN, ...args], {
-      cwd,
-      env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir() },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-  }
-
   async function waitForPartial(dir: string, minBytes: number): Promise<void> {
     const paths = partialPaths(dir, { kind: "pack", slug: SLUG, edition: "standard" });
     // Up to 30 s: a loaded CI machine can take seconds to start the CLI.
@@ -190,27 +181,14 @@ describe("interruption", () => {
     throw new Error("no partial data appeared");
   }
 
-  function exitOf(
-    child: ChildProcess,
-  ): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-    let stderr = "";
-    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    return new Promise((resolve) => {
-      child.on("close", (code, signal) => resolve({ code, signal, stderr }));
-    });
-  }
-
   it("SIGKILL mid-download, then a re-run resumes to a byte-identical file", async () => {
     const info = await mock.fileInfo({ kind: "pack", slug: SLUG });
     const dir = tempDir();
     mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
-    const child = spawnCli(["pack", "get", SLUG], dir);
-    const done = exitOf(child);
+    const run = launchCli(["pack", "get", SLUG], { cwd: dir, env: envFor(mock) });
     await waitForPartial(dir, 64 * 1024);
-    child.kill("SIGKILL");
-    const killed = await done;
+    run.child.kill("SIGKILL");
+    const killed = await run.done;
     expect(killed.signal).toBe("SIGKILL");
     expect(existsSync(join(dir, info.filename))).toBe(false);
     mock.set({ faults: {} });
@@ -232,11 +210,10 @@ describe("interruption", () => {
       const info = await mock.fileInfo({ kind: "pack", slug: SLUG });
       const dir = tempDir();
       mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
-      const child = spawnCli(["pack", "get", SLUG], dir);
-      const done = exitOf(child);
+      const run = launchCli(["pack", "get", SLUG], { cwd: dir, env: envFor(mock) });
       await waitForPartial(dir, 64 * 1024);
-      child.kill(signal);
-      const result = await done;
+      run.child.kill(signal);
+      const result = await run.done;
       expect(result.code).toBe(exitCode);
       expect(result.stderr).toContain("interrupted");
       expect(result.stderr).not.toContain("\u001b");

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CODES, NO_COMMAND, renderHint } from "../../src/errors/codes.js";
 import { createClient, type ErrorCode, SvcError } from "../../src/index.js";
+import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
-import { runCommand } from "../helpers/run-main.js";
 
 const shared = useMockService();
 const env = () => ({ SVC_BASE_URL: shared.mock.baseUrl, SVC_API_KEY: shared.mock.apiKey });
@@ -17,7 +17,7 @@ const jsonError = (stderr: string): JsonError => JSON.parse(stderr.trim()) as Js
 
 describe("one error table: a hint given where the error is thrown wins over the table's", () => {
   it("-o - with --json: the hint names the way out, not the generic `--help`", async () => {
-    const r = await runCommand(["--json", "asset", "get", "free-sample-cube", "-o", "-"], {
+    const r = await runCli(["--json", "asset", "get", "free-sample-cube", "-o", "-"], {
       env: env(),
     });
     expect(r.code).toBe(2);
@@ -26,7 +26,7 @@ describe("one error table: a hint given where the error is thrown wins over the 
     expect(doc.error.hint).toBe("Write the file with -o PATH to get the --json document.");
     // following it gives the document
     const dir = mkdtempSync(join(tmpdir(), "svc-dl-hint-"));
-    const ok = await runCommand(["--json", "asset", "get", "free-sample-cube", "-o", `${dir}/`], {
+    const ok = await runCli(["--json", "asset", "get", "free-sample-cube", "-o", `${dir}/`], {
       env: env(),
     });
     expect(ok.code).toBe(0);
@@ -37,7 +37,7 @@ describe("one error table: a hint given where the error is thrown wins over the 
     const { writeFileSync } = await import("node:fs");
     const configDir = mkdtempSync(join(tmpdir(), "svc-dl-cfg-"));
     writeFileSync(join(configDir, "config.json"), "{not json");
-    const r = await runCommand(["--json", "whoami"], {
+    const r = await runCli(["--json", "whoami"], {
       env: { ...env(), SVC_DL_CONFIG_DIR: configDir },
     });
     expect(r.code).toBe(2);

@@ -11,10 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, type ErrorCode } from "../../src/errors/codes.js";
-import { tempConfigDir } from "../helpers/cli.js";
+import { type RunCliOptions, runCli, tempConfigDir } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
-import { type RunCommandOptions, runCommand } from "../helpers/run-main.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
 import { type FrontServer, startFrontServer } from "../reliability/helpers/front-server.js";
 
@@ -64,8 +63,8 @@ interface JsonError {
 }
 
 /** Runs `svc-dl --json ...argv`; asserts it failed with `code` and a hint; returns the hint. */
-async function hintOf(argv: string[], opts: RunCommandOptions, code: ErrorCode): Promise<string> {
-  const r = await runCommand(["--json", ...argv], opts);
+async function hintOf(argv: string[], opts: RunCliOptions, code: ErrorCode): Promise<string> {
+  const r = await runCli(["--json", ...argv], opts);
   const last = r.stderr.trim().split("\n").at(-1) ?? "";
   const error = (JSON.parse(last) as { error: JsonError }).error;
   expect([error.code, r.code === 0]).toEqual([code, false]);
@@ -74,19 +73,15 @@ async function hintOf(argv: string[], opts: RunCommandOptions, code: ErrorCode):
 }
 
 /** As {@link hintOf} without `--json` (for a case `--json` changes): the `hint:` line. */
-async function humanHintOf(
-  argv: string[],
-  opts: RunCommandOptions,
-  code: ErrorCode,
-): Promise<string> {
-  const r = await runCommand(argv, opts);
+async function humanHintOf(argv: string[], opts: RunCliOptions, code: ErrorCode): Promise<string> {
+  const r = await runCli(argv, opts);
   expect([r.stderr.includes(`(code ${code}`), r.code === 0]).toEqual([true, false]);
   return /^hint: (.*)$/m.exec(r.stderr)?.[1] ?? "";
 }
 
 /** Runs svc-dl and asserts exit 0 (the hint was followed). */
-async function succeeds(argv: string[], opts: RunCommandOptions): Promise<string> {
-  const r = await runCommand(argv, opts);
+async function succeeds(argv: string[], opts: RunCliOptions): Promise<string> {
+  const r = await runCli(argv, opts);
   expect(r.code, r.stderr).toBe(0);
   return r.stdout;
 }
@@ -105,7 +100,7 @@ function world(extra: Record<string, string | undefined> = {}) {
 }
 
 /** Hint "`svc-dl packs list` shows the packs you own": a slug from that list downloads. */
-async function followPacksList(hint: string, opts: RunCommandOptions): Promise<void> {
+async function followPacksList(hint: string, opts: RunCliOptions): Promise<void> {
   expect(quoted(hint)).toEqual(["packs", "list"]);
   const packs = JSON.parse(await succeeds(["--json", "packs", "list"], opts)) as { slug: string }[];
   const slug = packs[0]?.slug ?? "";
@@ -116,7 +111,7 @@ async function followPacksList(hint: string, opts: RunCommandOptions): Promise<v
 const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
   usage_error: async () => {
     const hint = await hintOf(["pack", "get"], world(), "usage_error");
-    const r = await runCommand(quoted(hint), world());
+    const r = await runCli(quoted(hint), world());
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Examples:");
   },
@@ -276,7 +271,7 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     // the example in the hint is a manifest install accepts (its slugs are the contract's)
     const example = /e\.g\. (\{.*\});/.exec(hint)?.[1] ?? "";
     writeFileSync(join(project, "svc-dl.json"), example);
-    const r = await runCommand(["--json", "install"], opts);
+    const r = await runCli(["--json", "install"], opts);
     expect(r.stderr).not.toContain("invalid_manifest");
     writeFileSync(
       join(project, "svc-dl.json"),
@@ -441,7 +436,7 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     const argv = ["packs", "sync", dir, "--prune"];
     const hint = await hintOf([...argv, "--max-delete", "1"], opts, "prune_limit");
     expect(hint).toContain("--prune --dry-run");
-    const listed = await runCommand(["--json", ...argv, "--dry-run"], opts);
+    const listed = await runCli(["--json", ...argv, "--dry-run"], opts);
     const doc = JSON.parse(listed.stdout) as { items: { status: string }[] };
     expect(doc.items.filter((i) => i.status === "would-prune")).toHaveLength(2);
     await succeeds([...argv, "--max-delete", "2"], opts);

@@ -1,36 +1,71 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { Dispatcher } from "undici";
 import type { ManualClock } from "./clock.js";
+import { tempConfigDir } from "./context.js";
+
+// The CLI under test, two ways: `runCli` runs `main(argv, ctx)` in-process with test IO (every
+// command test); `launchCli`/`spawnCli` start `node bin/svc-dl.js` as a child process, only for
+// what needs one: signals, a real terminal, a second process holding a lock, a preload, the
+// bin/ wiring. Both start from the same clean environment and scan their output for secrets.
+
+export { tempConfigDir } from "./context.js";
 
 /** Path of the built CLI entry point, as a user runs it. */
-export const CLI_BIN = fileURLToPath(new URL("../../bin/svc-dl.js", import.meta.url));
+const CLI_BIN = fileURLToPath(new URL("../../bin/svc-dl.js", import.meta.url));
 
-/** What a spawned CLI run produced. */
+/** What a CLI run produced. */
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-  /** stdout as raw bytes (in-process runs only). */
-  stdoutBytes?: Buffer;
+  /** stdout as the raw bytes written (for `-o -`). */
+  stdoutBytes: Buffer;
 }
 
-/** Options of {@link runCli}. */
-export interface RunCliOptions {
-  /** Extra environment (merged over a clean one with its own temp config dir). */
+/** What an in-process run produced: the same, and each write to stderr in order. */
+export interface InProcessResult extends CliResult {
+  code: number;
+  /** stderr as written, one string per write (a terminal's screen is rebuilt from them). */
+  stderrWrites: string[];
+}
+
+/** What both ways of running the CLI take. */
+interface CommonOptions {
+  /** Extra environment (merged over a clean one with its own temp config dir; undefined deletes). */
   env?: Record<string, string | undefined>;
   /** Text written to stdin (stdin is closed after it). */
   input?: string;
   cwd?: string;
-  /** Kill the process after this many ms (default 60 s). */
+  /** In-process: abort the run as Ctrl-C would; child process: SIGKILL. After this many ms (60 s). */
   timeoutMs?: number;
   /** More secrets that must never appear in the output. */
   secrets?: string[];
-  /** The clock of an in-process run (default: a manual clock whose sleeps return at once). */
+}
+
+/** Options of {@link runCli}: the run's outside world. */
+export interface RunCliOptions extends CommonOptions {
+  /** The clock (default: a manual clock whose sleeps return at once, moving time on). */
   clock?: ManualClock;
+  stdinIsTTY?: boolean;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  /** Terminal width of stderr. */
+  columns?: number;
+  /** The HTTP transport (an undici MockAgent of stubs); default a real one per run. */
+  dispatcher?: Dispatcher;
+}
+
+/** Options of {@link launchCli} and {@link spawnCli}. */
+export interface LaunchOptions extends CommonOptions {
+  /** Leave stdin open (without `input`) for the test to write to `child.stdin`. */
+  keepStdin?: boolean;
+  /**
+   * Run on a pseudo-terminal (util-linux `script`): stdin, stdout and stderr are one TTY of
+   * `COLUMNS` (default 100) columns, and everything it displays is `stdout`.
+   */
+  terminal?: boolean;
 }
 
 /** Every full secret a test registered; any output containing one fails the test. */
@@ -48,11 +83,6 @@ export function assertNoSecrets(text: string, where: string): void {
       throw new Error(`secret scan: a full key (${secret.slice(0, 12)}…) appeared in ${where}`);
     }
   }
-}
-
-/** A fresh, empty config directory for one run. */
-export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-config-"));
 }
 
 /**
@@ -73,82 +103,154 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
-/** Registers the API and license keys of `env`, the stdin text and `secrets` for the secret scan. */
-export function registerRunSecrets(
-  env: Record<string, string | undefined>,
-  input: string | undefined,
-  secrets: string[] = [],
-): void {
-  for (const s of [env.SVC_API_KEY, env.SVC_LICENSE_KEY, input?.trim(), ...secrets]) {
+/** The clean environment of a run, with its keys, stdin text and `secrets` registered. */
+function runEnv(opts: CommonOptions): Record<string, string> {
+  const env = cleanEnv(opts.env);
+  for (const s of [
+    env.SVC_API_KEY,
+    env.SVC_LICENSE_KEY,
+    opts.input?.trim(),
+    ...(opts.secrets ?? []),
+  ]) {
     if (s) registerSecret(s);
   }
+  return env;
+}
+
+function scanOutput(args: string[], stdout: string, stderr: string): void {
+  assertNoSecrets(stdout, `stdout of svc-dl ${args.join(" ")}`);
+  assertNoSecrets(stderr, `stderr of svc-dl ${args.join(" ")}`);
 }
 
 /**
- * Runs `svc-dl ...args` in-process through `main(argv, ctx)` (test/helpers/run-main.ts) with
- * the environment a spawned run would get (see {@link cleanEnv}), pipes (no TTY), the real
- * package version and an instant clock (retry and rate-limit waits move a manual clock on
- * instead of sleeping). `timeoutMs` aborts the run as Ctrl-C would. Output is scanned for
- * registered secrets. Use {@link spawnCli} only for what needs a real process.
+ * Runs `svc-dl ...args` in-process through `main(argv, ctx)` with a test Context
+ * (test/helpers/context.ts): the environment a spawned run would get (see {@link cleanEnv}),
+ * buffers for stdout and stderr, no TTY unless asked, the real package version and an instant
+ * clock (retry and rate-limit waits move a manual clock on instead of sleeping). `timeoutMs`
+ * aborts the run as Ctrl-C would. Output is scanned for registered secrets.
  */
-export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
-  const env = cleanEnv(opts.env);
-  registerRunSecrets(env, opts.input, opts.secrets);
-  const { runMain } = await import("./run-main.js");
+export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<InProcessResult> {
+  const env = runEnv(opts);
+  const { main } = await import("../../src/cli.js");
   const { packageVersion } = await import("../../src/context.js");
-  const r = await runMain(args, {
+  const { InterruptedError } = await import("../../src/errors/interrupted-error.js");
+  const { testContext } = await import("./context.js");
+  const { ctx, stdout, stderr, controller } = testContext({
     env,
+    version: packageVersion(),
     ...(opts.input !== undefined ? { stdin: opts.input } : {}),
     ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
-    version: packageVersion(),
-    timeoutMs: opts.timeoutMs ?? 60_000,
+    ...(opts.stdinIsTTY !== undefined ? { stdinIsTTY: opts.stdinIsTTY } : {}),
+    ...(opts.stdoutIsTTY !== undefined ? { stdoutIsTTY: opts.stdoutIsTTY } : {}),
+    ...(opts.stderrIsTTY !== undefined ? { stderrIsTTY: opts.stderrIsTTY } : {}),
+    ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
+  const timer = setTimeout(
+    () => controller.abort(new InterruptedError("SIGINT")),
+    opts.timeoutMs ?? 60_000,
+  );
+  const code = await main(args, ctx).finally(() => clearTimeout(timer));
+  scanOutput(args, stdout.text, stderr.text);
   return {
-    code: r.exitCode,
+    code,
     signal: null,
-    stdout: r.stdout,
-    stderr: r.stderr,
-    stdoutBytes: r.stdoutBytes,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    stdoutBytes: stdout.bytes,
+    stderrWrites: stderr.chunks.map((c) => c.toString("utf8")),
   };
 }
 
+/** A CLI process started by {@link launchCli}. */
+export interface LaunchedCli {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves once `text` appears on stdout or stderr; rejects if the process ends first. */
+  waitFor(text: string): Promise<void>;
+  /** The process's end; rejects when a registered secret appeared in its output. */
+  done: Promise<CliResult>;
+}
+
 /**
- * Spawns `node bin/svc-dl.js ...args` with a clean environment (no inherited SVC_* values,
- * NO_COLOR unset, a temp SVC_DL_CONFIG_DIR unless given) and collects its output. The API and
- * license keys of `env`, stdin input and `secrets` are registered and scanned for in stdout
- * and stderr.
+ * Starts `node bin/svc-dl.js ...args` as a child process with the clean environment of
+ * {@link cleanEnv} (on a pseudo-terminal with `terminal`) and hands it back, so a test can send
+ * it a signal, type at its prompt or wait for a line. SIGKILL after `timeoutMs` (60 s).
  */
-export function spawnCli(args: string[], opts: RunCliOptions = {}): Promise<CliResult> {
-  const env = cleanEnv(opts.env);
-  registerRunSecrets(env, opts.input, opts.secrets);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], {
-      cwd: opts.cwd ?? process.cwd(),
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
+export function launchCli(args: string[], opts: LaunchOptions = {}): LaunchedCli {
+  const env = runEnv(opts);
+  const child = opts.terminal
+    ? spawn(
+        "script",
+        ["-qefc", [process.execPath, CLI_BIN, ...args].map(shellQuote).join(" "), "/dev/null"],
+        {
+          cwd: opts.cwd ?? process.cwd(),
+          env: { COLUMNS: "100", ...env },
+        },
+      )
+    : spawn(process.execPath, [CLI_BIN, ...args], { cwd: opts.cwd ?? process.cwd(), env });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const waiters: { text: string; resolve: () => void }[] = [];
+  const seen = (): void => {
+    const all = Buffer.concat(out).toString("utf8") + Buffer.concat(err).toString("utf8");
+    for (const w of waiters.filter((w) => all.includes(w.text))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  child.stdout.on("data", (d: Buffer) => {
+    out.push(d);
+    if (waiters.length > 0) seen();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err.push(d);
+    if (waiters.length > 0) seen();
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
+  const done = new Promise<CliResult>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      const r = {
+        code,
+        signal,
+        stdout: stdoutBytes.toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        stdoutBytes,
+      };
       try {
-        assertNoSecrets(stdout, `stdout of svc-dl ${args.join(" ")}`);
-        assertNoSecrets(stderr, `stderr of svc-dl ${args.join(" ")}`);
-      } catch (err) {
-        reject(err);
+        scanOutput(args, r.stdout, r.stderr);
+      } catch (e) {
+        reject(e);
         return;
       }
-      resolve({ code, signal, stdout, stderr });
+      resolve(r);
     });
-    child.stdin.end(opts.input ?? "");
   });
+  if (opts.input !== undefined) child.stdin.end(opts.input);
+  else if (!opts.keepStdin) child.stdin.end();
+  const waitFor = (text: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      waiters.push({ text, resolve });
+      seen();
+      done.then(
+        () =>
+          reject(
+            new Error(`svc-dl ${args.join(" ")} ended before printing ${JSON.stringify(text)}`),
+          ),
+        reject,
+      );
+    });
+  return { child, waitFor, done };
+}
+
+/** {@link launchCli} and wait for its end: what it printed, its exit code or signal. */
+export function spawnCli(args: string[], opts: LaunchOptions = {}): Promise<CliResult> {
+  return launchCli(args, opts).done;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

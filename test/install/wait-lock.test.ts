@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireDirLock } from "../../src/outdir/lock.js";
-import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { launchCli, runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
 import { install, makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
@@ -62,34 +61,23 @@ describe("svc-dl install: the directory lock", () => {
     const p = makeProject(MANIFEST);
     const lock = await acquireDirLock(join(p.root, "out"));
     shared.mock.clearLog();
-    const child = spawn(process.execPath, [CLI_BIN, "--wait-lock", "30", "install"], {
+    const run = launchCli(["--wait-lock", "30", "install"], {
       cwd: p.root,
       env: {
-        PATH: process.env.PATH,
         SVC_BASE_URL: shared.mock.baseUrl,
         SVC_API_KEY: shared.mock.apiKey,
         SVC_DL_CACHE_DIR: p.cache,
-        SVC_DL_CONFIG_DIR: tempConfigDir(),
         NO_COLOR: "1",
       },
-      stdio: ["ignore", "ignore", "pipe"],
     });
-    let stderr = "";
-    const waiting = new Promise<void>((resolve) => {
-      child.stderr.setEncoding("utf8").on("data", (d: string) => {
-        stderr += d;
-        if (stderr.includes("waiting up to")) resolve();
-      });
-    });
-    const done = new Promise<number | null>((resolve) => child.on("close", resolve));
     try {
-      await Promise.race([waiting, done]);
-      expect(stderr).toContain("waiting up to");
+      await run.waitFor("waiting up to");
       expect(shared.mock.requests).toEqual([]);
     } finally {
       await lock.release();
     }
-    expect(await done, stderr).toBe(0);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
     expect(existsSync(join(p.root, "out", "free-sample-cube.glb"))).toBe(true);
     expect(existsSync(join(p.root, "svc-dl.lock"))).toBe(true);
   });

@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { assertNoSecrets, registerSecret } from "../helpers/cli.js";
+import { registerSecret, spawnCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import { screenAfter } from "../helpers/screen.js";
-import { runOnTerminal } from "../helpers/terminal.js";
 
 // Progress on a real terminal (cli-contract "Streams and output"): a cli-progress bar per file
 // when stderr is a TTY, none with --quiet; `packs sync` adds a "pack N/M" line above the bar.
@@ -22,44 +21,49 @@ describe("progress on a terminal", () => {
     registerSecret(shared.mock.apiKey);
     shared.mock.set({ faults: { throttleBytesPerSecond: 512 * 1024 } });
     const dir = workDir();
-    const r = await runOnTerminal(["pack", "get", "low-poly-forest"], {
+    const r = await spawnCli(["pack", "get", "low-poly-forest"], {
+      terminal: true,
       env: shared.env(),
       cwd: dir,
     });
-    assertNoSecrets(r.screen, "the terminal");
     expect(r.code).toBe(0);
     expect(existsSync(join(dir, "low-poly-forest.zip"))).toBe(true);
-    expect(r.screen).toMatch(ESCAPE);
-    expect(r.screen).toContain("low-poly-forest.zip");
+    expect(r.stdout).toMatch(ESCAPE);
+    expect(r.stdout).toContain("low-poly-forest.zip");
     // At least one redraw between 0 % and the end (the transfer takes about a second).
-    expect(r.screen).toMatch(/[█░] +[1-9]\d?% /);
-    expect(r.screen).toMatch(/low-poly-forest\.zip {2}512\.0 KiB in /);
+    expect(r.stdout).toMatch(/[█░] +[1-9]\d?% /);
+    expect(r.stdout).toMatch(/low-poly-forest\.zip {2}512\.0 KiB in /);
     // A hidden cursor is shown again at the end.
-    if (r.screen.includes("\u001b[?25l")) expect(r.screen).toContain("\u001b[?25h");
+    if (r.stdout.includes("\u001b[?25l")) expect(r.stdout).toContain("\u001b[?25h");
   });
 
   it("--quiet on a terminal draws no bar", async () => {
     const dir = workDir();
-    const r = await runOnTerminal(["pack", "get", "low-poly-forest", "--quiet"], {
+    const r = await spawnCli(["pack", "get", "low-poly-forest", "--quiet"], {
+      terminal: true,
       env: shared.env(),
       cwd: dir,
     });
     expect(r.code).toBe(0);
-    expect(r.screen).not.toContain("%");
-    expect(r.screen).not.toMatch(ESCAPE);
+    expect(r.stdout).not.toContain("%");
+    expect(r.stdout).not.toMatch(ESCAPE);
   });
 
   it("packs sync shows a pack N/M line above the bar, updated in place", async () => {
     const dir = workDir();
-    const r = await runOnTerminal(["packs", "sync", dir], { env: shared.env(), cwd: dir });
+    const r = await spawnCli(["packs", "sync", dir], {
+      terminal: true,
+      env: shared.env(),
+      cwd: dir,
+    });
     expect(r.code).toBe(0);
-    expect(r.screen).toMatch(/pack 1\/\d+, 0 B so far/);
-    expect(r.screen).toMatch(/pack 2\/\d+, 512\.0 KiB so far/);
-    expect(r.screen).toMatch(ESCAPE);
+    expect(r.stdout).toMatch(/pack 1\/\d+, 0 B so far/);
+    expect(r.stdout).toMatch(/pack 2\/\d+, 512\.0 KiB so far/);
+    expect(r.stdout).toMatch(ESCAPE);
     // what the terminal shows at the end: no overall line left behind, one line per pack
-    const final = await screenAfter([r.screen], 100);
+    const final = await screenAfter([r.stdout], 100);
     expect(final.filter((l) => / so far$/.test(l))).toEqual([]);
-    const packs = Number(/pack 1\/(\d+), 0 B so far/.exec(r.screen)?.[1]);
+    const packs = Number(/pack 1\/(\d+), 0 B so far/.exec(r.stdout)?.[1]);
     expect(final.filter((l) => /\.zip {2}512\.0 KiB in /.test(l))).toHaveLength(packs);
   });
 });

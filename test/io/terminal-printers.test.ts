@@ -13,7 +13,7 @@ import { createProgress } from "../../src/io/progress.js";
 import { createReporter } from "../../src/io/reporter.js";
 import { renderTable } from "../../src/io/table.js";
 import { Session } from "../../src/session.js";
-import { testContext } from "../helpers/run-main.js";
+import { testContext } from "../helpers/context.js";
 
 const EVIL = "a\x1b]0;title\x07\rb\u202ec\u009b\nforged";
 const SHOWN = "a\\x1b]0;title\\x07\\x0db\\u202ec\\x9b\\x0aforged";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { acquireDirLock } from "../../src/outdir/lock.js";
-import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { launchCli, runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
 import { envFor, tempDir } from "../helpers/download.js";
 
@@ -41,12 +41,8 @@ describe("directory lock", () => {
     const dir = tempDir();
     mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
     try {
-      const first = spawn(process.execPath, [CLI_BIN, "pack", "get", "low-poly-forest"], {
-        cwd: dir,
-        env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir() },
-        stdio: "ignore",
-      });
-      const firstDone = new Promise<number | null>((resolve) => first.on("close", resolve));
+      const first = launchCli(["pack", "get", "low-poly-forest"], { cwd: dir, env: envFor(mock) });
+      const firstDone = first.done.then((r) => r.code);
       for (let i = 0; i < 200 && !existsSync(join(dir, ".svc-dl", "lock")); i++) {
         await new Promise((r) => setTimeout(r, 25));
       }
@@ -147,41 +143,17 @@ describe("a run killed between taking the lock and writing its owner record", ()
   });
 });
 
-/** Spawns the CLI with piped stderr; resolves `seen` once stderr contains `text`. */
-function spawnCli(args: string[], cwd: string, text: string) {
-  const child = spawn(process.execPath, [CLI_BIN, ...args], {
-    cwd,
-    env: { ...process.env, ...envFor(mock), SVC_DL_CONFIG_DIR: tempConfigDir(), NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  let onSeen: () => void = () => undefined;
-  const seen = new Promise<void>((resolve) => {
-    onSeen = resolve;
-  });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-    if (stderr.includes(text)) onSeen();
-  });
-  child.stdout.resume();
-  const done = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stderr })),
-  );
-  return { child, seen, done };
-}
-
 describe("--wait-lock SECONDS", () => {
   it("waits for another run's lock, then downloads once it is released", async () => {
     const dir = tempDir();
     const lock = await acquireDirLock(dir);
     mock.clearLog();
-    const run = spawnCli(
-      ["--wait-lock", "30", "asset", "get", "forest-pine-tree"],
-      dir,
-      "waiting up to",
-    );
+    const run = launchCli(["--wait-lock", "30", "asset", "get", "forest-pine-tree"], {
+      cwd: dir,
+      env: { ...envFor(mock), NO_COLOR: "1" },
+    });
     try {
-      await run.seen;
+      await run.waitFor("waiting up to");
       expect(mock.requests).toEqual([]);
     } finally {
       await lock.release();
@@ -217,8 +189,11 @@ describe("--wait-lock SECONDS", () => {
     const dir = tempDir();
     const lock = await acquireDirLock(dir);
     try {
-      const run = spawnCli(["--wait-lock", "60", "packs", "sync", dir], dir, "waiting up to");
-      await run.seen;
+      const run = launchCli(["--wait-lock", "60", "packs", "sync", dir], {
+        cwd: dir,
+        env: { ...envFor(mock), NO_COLOR: "1" },
+      });
+      await run.waitFor("waiting up to");
       const killedAt = Date.now();
       run.child.kill("SIGINT");
       const r = await run.done;

@@ -4,7 +4,7 @@ import type { Clock } from "../../src/model.js";
 import { Deadline, deadlineClock } from "../../src/pacing/deadline.js";
 import { durationSeconds, rateBytesPerSecond } from "../../src/pacing/units.js";
 import { manualClock } from "../helpers/clock.js";
-import { instantClock } from "../helpers/run-main.js";
+import { instantClock } from "../helpers/context.js";
 
 describe("TokenBucket", () => {
   it.each([2048, 64 * 1024, 5 * 1024 * 1024])(

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { type LaunchedCli, launchCli } from "../helpers/cli.js";
 import {
   envFor,
   finalFiles,
@@ -16,10 +17,8 @@ import {
   partFiles,
   prng,
   run,
-  type SpawnedCli,
   sha256,
   sleep,
-  spawnCli,
   tempDir,
 } from "./helpers/harness.js";
 
@@ -88,7 +87,7 @@ describe("SIGKILL at random points", () => {
       for (let i = 0; kills < KILLS && i < KILLS * 2; i++) {
         const afterMs = Math.round(250 + rand() * 650);
         points.push(afterMs);
-        const cli: SpawnedCli = spawnCli(["pack", "get", SLUG, "--json"], { env, cwd: dir });
+        const cli: LaunchedCli = launchCli(["pack", "get", SLUG, "--json"], { env, cwd: dir });
         const exited = await Promise.race([
           cli.done.then(() => true),
           sleep(afterMs).then(() => false),
@@ -130,7 +129,7 @@ describe("SIGKILL at random points", () => {
     const env = envFor(mock);
     for (let i = 0; i < 3; i++) {
       const dir = tempDir();
-      const cli = spawnCli(["pack", "get", SLUG], { env, cwd: dir });
+      const cli = launchCli(["pack", "get", SLUG], { env, cwd: dir });
       const watcher = watch(dir, (_event, file) => {
         if (file === info.filename) cli.child.kill("SIGKILL");
       });

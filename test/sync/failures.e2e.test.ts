@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { acquireDirLock } from "../../src/outdir/lock.js";
-import { CLI_BIN, runCli, tempConfigDir } from "../helpers/cli.js";
+import { launchCli, runCli } from "../helpers/cli.js";
 import { type SyncDoc, startSyncMock } from "../helpers/sync.js";
 
 /** `packs sync` failures (cli-contract "packs sync"): item-level goes on, account-level stops, locks. */
@@ -207,17 +206,7 @@ describe("packs sync: interruption", () => {
     // with bytes in it means a pack is under way (about a second in, two to go).
     mock.set({ packSize: 3 * 1024 * 1024, faults: { throttleBytesPerSecond: 1024 * 1024 } });
     mock.clearLog();
-    const child = spawn(process.execPath, [CLI_BIN, "packs", "sync", dir], {
-      env: { ...process.env, ...env, SVC_DL_CONFIG_DIR: tempConfigDir(), NO_COLOR: "1" },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      child.on("close", (code) => resolve(code)),
-    );
+    const run = launchCli(["packs", "sync", dir], { env: { ...env, NO_COLOR: "1" } });
     const hasPart = (): boolean =>
       existsSync(join(dir, ".svc-dl")) &&
       readdirSync(join(dir, ".svc-dl")).some(
@@ -226,9 +215,10 @@ describe("packs sync: interruption", () => {
           (statSync(join(dir, ".svc-dl", n), { throwIfNoEntry: false })?.size ?? 0) > 0,
       );
     await until(hasPart, "partial data");
-    child.kill("SIGINT");
-    expect(await exited).toBe(130);
-    expect(stderr).toContain("interrupted");
+    run.child.kill("SIGINT");
+    const stopped = await run.done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain("interrupted");
     expect(existsSync(join(dir, ".svc-dl", "lock"))).toBe(false);
 
     mock.set({ faults: {} });

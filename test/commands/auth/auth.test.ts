@@ -3,8 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ConfigStore } from "../../../src/config/store.js";
 import { type MockService, startMockService } from "../../../src/mock-server/index.js";
-import { assertNoSecrets, tempConfigDir } from "../../helpers/cli.js";
-import { runCommand } from "../../helpers/run-main.js";
+import { assertNoSecrets, runCli, tempConfigDir } from "../../helpers/cli.js";
 
 let a: MockService;
 let b: MockService;
@@ -33,7 +32,7 @@ function configText(dir: string): string {
 describe("auth login", () => {
   it("checks the key with GET /v1/me, stores it 0600 in a 0700 directory, prints who and the preview", async () => {
     const dir = join(tempConfigDir(), "nested", "svc-dl");
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: `  ${a.apiKey}\n`,
     });
@@ -49,7 +48,7 @@ describe("auth login", () => {
     const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
     expect(stored.keys[new URL(a.baseUrl).origin]).toBe(a.apiKey);
 
-    const who = await runCommand(["whoami"], {
+    const who = await runCli(["whoami"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(who.code).toBe(0);
@@ -60,7 +59,7 @@ describe("auth login", () => {
     const dir = tempConfigDir();
     const { chmodSync } = await import("node:fs");
     chmodSync(dir, 0o755);
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: a.apiKey,
     });
@@ -70,7 +69,7 @@ describe("auth login", () => {
 
   it("refuses a license key locally: exit 2, hint to legacy get, no request", async () => {
     const dir = tempConfigDir();
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: `${a.licenseKey}\n`,
     });
@@ -81,7 +80,7 @@ describe("auth login", () => {
   });
 
   it("refuses empty input with exit 2", async () => {
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl },
       input: "   \n",
     });
@@ -91,7 +90,7 @@ describe("auth login", () => {
   });
 
   it("without a TTY and without --with-key: exit 2 explaining --with-key", async () => {
-    const r = await runCommand(["auth", "login"], { env: { SVC_BASE_URL: a.baseUrl } });
+    const r = await runCli(["auth", "login"], { env: { SVC_BASE_URL: a.baseUrl } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--with-key");
     expect(a.requests).toHaveLength(0);
@@ -100,7 +99,7 @@ describe("auth login", () => {
   it("stores nothing when the service refuses the key, and exits with its code", async () => {
     const dir = tempConfigDir();
     const revoked = a.keys.key_revoked ?? "";
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: revoked,
     });
@@ -117,7 +116,7 @@ describe("auth login", () => {
   });
 
   it("checks the given key, not SVC_API_KEY or the stored one", async () => {
-    const r = await runCommand(["auth", "login", "--with-key"], {
+    const r = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_API_KEY: a.keys.key_lifetime },
       input: a.apiKey,
     });
@@ -127,13 +126,13 @@ describe("auth login", () => {
   });
 
   it("needs a base URL (exit 2) before reading anything", async () => {
-    const r = await runCommand(["auth", "login", "--with-key"], { input: a.apiKey });
+    const r = await runCli(["auth", "login", "--with-key"], { input: a.apiKey });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("no_base_url");
   });
 
   it("--json prints the origin, account and key record (preview only)", async () => {
-    const r = await runCommand(["--json", "auth", "login", "--with-key"], {
+    const r = await runCli(["--json", "auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl },
       input: a.apiKey,
     });
@@ -147,13 +146,13 @@ describe("auth login", () => {
 describe("keys are stored per service origin", () => {
   it("a key stored for one origin is never sent to another", async () => {
     const dir = tempConfigDir();
-    const loginA = await runCommand(["auth", "login", "--with-key"], {
+    const loginA = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: a.apiKey,
     });
     expect(loginA.code).toBe(0);
     b.clearLog();
-    const onB = await runCommand(["whoami"], {
+    const onB = await runCli(["whoami"], {
       env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(onB.code).toBe(3);
@@ -162,15 +161,15 @@ describe("keys are stored per service origin", () => {
 
     // Log in to B with another key: each origin gets its own key.
     const otherKey = b.keys.key_lifetime ?? "";
-    const loginB = await runCommand(["auth", "login", "--with-key"], {
+    const loginB = await runCli(["auth", "login", "--with-key"], {
       env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir },
       input: otherKey,
     });
     expect(loginB.code).toBe(0);
     a.clearLog();
     b.clearLog();
-    await runCommand(["whoami"], { env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir } });
-    await runCommand(["whoami"], { env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir } });
+    await runCli(["whoami"], { env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir } });
+    await runCli(["whoami"], { env: { SVC_BASE_URL: b.baseUrl, SVC_DL_CONFIG_DIR: dir } });
     expect(a.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${a.apiKey}`]);
     expect(b.requests.map((q) => q.headers.authorization)).toEqual([`Bearer ${otherKey}`]);
   });
@@ -183,25 +182,25 @@ describe("auth logout", () => {
       [a, a.apiKey],
       [b, b.apiKey],
     ] as const) {
-      const r = await runCommand(["auth", "login", "--with-key"], {
+      const r = await runCli(["auth", "login", "--with-key"], {
         env: { SVC_BASE_URL: m.baseUrl, SVC_DL_CONFIG_DIR: dir },
         input: k,
       });
       expect(r.code).toBe(0);
     }
-    const out = await runCommand(["auth", "logout"], {
+    const out = await runCli(["auth", "logout"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("Removed");
     const stored = JSON.parse(configText(dir)) as { keys: Record<string, string> };
     expect(Object.keys(stored.keys)).toEqual([new URL(b.baseUrl).origin]);
-    const again = await runCommand(["auth", "logout"], {
+    const again = await runCli(["auth", "logout"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain("No API key was stored");
-    const who = await runCommand(["whoami"], {
+    const who = await runCli(["whoami"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(who.code).toBe(3);
@@ -214,7 +213,7 @@ describe("auth logout", () => {
 describe("a refused key says where it came from", () => {
   it("SVC_API_KEY: whoami names the variable, in the error line and the --json message", async () => {
     const env = { SVC_BASE_URL: a.baseUrl, SVC_API_KEY: a.keys.key_revoked };
-    const r = await runCommand(["whoami"], { env });
+    const r = await runCli(["whoami"], { env });
     expect(r.code).toBe(3);
     expect(r.stderr.split("\n")[0]).toMatch(
       /^error: the API key from SVC_API_KEY was refused: .*\(code revoked_api_key, HTTP 401, request id /,
@@ -222,7 +221,7 @@ describe("a refused key says where it came from", () => {
     expect(r.stderr).toMatch(
       /\nhint: Set SVC_API_KEY to a valid key .*or unset it and run `svc-dl auth login`/,
     );
-    const json = await runCommand(["whoami", "--json"], { env });
+    const json = await runCli(["whoami", "--json"], { env });
     const doc = JSON.parse(json.stderr) as {
       error: { code: string; message: string; hint: string };
     };
@@ -235,7 +234,7 @@ describe("a refused key says where it came from", () => {
     const dir = tempConfigDir();
     const origin = new URL(a.baseUrl).origin;
     await new ConfigStore({ SVC_DL_CONFIG_DIR: dir }).setKey(origin, a.keys.key_revoked ?? "");
-    const r = await runCommand(["auth", "status"], {
+    const r = await runCli(["auth", "status"], {
       env: { SVC_BASE_URL: a.baseUrl, SVC_DL_CONFIG_DIR: dir },
     });
     expect(r.code).toBe(3);

@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../../src/mock-server/index.js";
-import { CLI_BIN, tempConfigDir } from "../../helpers/cli.js";
+import { launchCli, tempConfigDir } from "../../helpers/cli.js";
 
 // Prompts on a real terminal (a pseudo-terminal through util-linux `script`): what needs a
 // child process. Everything else about auth is tested in-process in test/commands/auth/auth.test.ts.
@@ -20,36 +19,20 @@ function configText(dir: string): string {
 }
 
 /**
- * Runs `svc-dl auth login` on a pseudo-terminal (util-linux `script`), types `typed` once the
- * prompt shows, and returns everything the terminal displayed.
+ * Runs `svc-dl auth login` on a pseudo-terminal, types `typed` once the prompt shows, and
+ * returns everything the terminal displayed.
  */
-function loginOnTerminal(
-  baseUrl: string,
-  dir: string,
-  typed: string,
-): Promise<{ code: number | null; screen: string }> {
-  return new Promise((resolve, reject) => {
-    const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_BIN)} --base-url ${baseUrl} auth login`;
-    const child = spawn("script", ["-qec", cmd, "/dev/null"], {
-      env: { ...process.env, SVC_DL_CONFIG_DIR: dir, SVC_API_KEY: "", SVC_BASE_URL: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let screen = "";
-    let sent = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      screen += d;
-      if (!sent && screen.includes("Paste your API key")) {
-        sent = true;
-        child.stdin.write(typed);
-      }
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, screen });
-    });
+async function loginOnTerminal(baseUrl: string, dir: string, typed: string) {
+  const run = launchCli(["--base-url", baseUrl, "auth", "login"], {
+    terminal: true,
+    keepStdin: true,
+    env: { SVC_DL_CONFIG_DIR: dir },
+    timeoutMs: 20_000,
   });
+  await run.waitFor("Paste your API key");
+  run.child.stdin.write(typed);
+  const r = await run.done;
+  return { code: r.code, screen: r.stdout };
 }
 
 describe("auth login on a terminal", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../../src/mock-server/index.js";
 import type { MockService } from "../../../src/mock-server/types.js";
-import { runCommand } from "../../helpers/run-main.js";
+import { runCli } from "../../helpers/cli.js";
 
 let mock: MockService;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ afterAll(async () => {
 
 describe("svc-dl whoami", () => {
   it("prints the account and the key's preview, never the full key", async () => {
-    const r = await runCommand(["whoami"], {
+    const r = await runCli(["whoami"], {
       env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
     });
     expect(r.code).toBe(0);
@@ -28,7 +28,7 @@ describe("svc-dl whoami", () => {
   });
 
   it("--json prints the response's data object unchanged", async () => {
-    const r = await runCommand(["whoami", "--json"], {
+    const r = await runCli(["whoami", "--json"], {
       env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
     });
     expect(r.code).toBe(0);
@@ -39,7 +39,7 @@ describe("svc-dl whoami", () => {
 
   it("with a wrong key exits 3 and prints invalid_api_key and the request id", async () => {
     const wrong = `svc_live_${"A".repeat(32)}_00000000`;
-    const r = await runCommand(["whoami"], {
+    const r = await runCli(["whoami"], {
       env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: wrong },
     });
     expect(r.code).toBe(3);
@@ -52,7 +52,7 @@ describe("svc-dl whoami", () => {
   });
 
   it("--json error is one line of JSON on stderr with the contract's fields", async () => {
-    const r = await runCommand(["whoami", "--json"], {
+    const r = await runCli(["whoami", "--json"], {
       env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: `svc_live_${"B".repeat(32)}_00000000` },
     });
     expect(r.code).toBe(3);
@@ -67,7 +67,7 @@ describe("svc-dl whoami", () => {
   });
 
   it("no base URL anywhere: exit 2 naming all three ways to set it, no request", async () => {
-    const r = await runCommand(["whoami"], { env: { SVC_API_KEY: mock.apiKey } });
+    const r = await runCli(["whoami"], { env: { SVC_API_KEY: mock.apiKey } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--base-url");
     expect(r.stderr).toContain("SVC_BASE_URL");
@@ -75,7 +75,7 @@ describe("svc-dl whoami", () => {
   });
 
   it("no API key: exit 3 with no_api_key", async () => {
-    const r = await runCommand(["whoami"], { env: { SVC_BASE_URL: mock.baseUrl } });
+    const r = await runCli(["whoami"], { env: { SVC_BASE_URL: mock.baseUrl } });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain("no_api_key");
   });

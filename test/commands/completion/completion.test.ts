@@ -2,12 +2,11 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempConfigDir } from "../../helpers/cli.js";
-import { runCommand } from "../../helpers/run-main.js";
+import { runCli, tempConfigDir } from "../../helpers/cli.js";
 
 describe("svc-dl completion", () => {
   it("bash: a valid script (bash -n) covering commands and options", async () => {
-    const r = await runCommand(["completion", "bash"]);
+    const r = await runCli(["completion", "bash"]);
     expect(r.code).toBe(0);
     const file = join(tempConfigDir(), "svc-dl.bash");
     writeFileSync(file, r.stdout);
@@ -32,7 +31,7 @@ describe("svc-dl completion", () => {
   });
 
   it("bash: completes subcommands, options and option values in a real shell", async () => {
-    const script = (await runCommand(["completion", "bash"])).stdout;
+    const script = (await runCli(["completion", "bash"])).stdout;
     const probe = (words: string[]) => {
       const line = `${script}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}
@@ -56,10 +55,10 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
   });
 
   it("zsh and fish complete --edition values, shells and config keys", async () => {
-    const zsh = (await runCommand(["completion", "zsh"])).stdout;
+    const zsh = (await runCli(["completion", "zsh"])).stdout;
     expect(zsh).toContain("--edition) vals=('standard' 'authoring') ;;");
     expect(zsh).toContain("'base-url'");
-    const fish = (await runCommand(["completion", "fish"])).stdout;
+    const fish = (await runCli(["completion", "fish"])).stdout;
     expect(fish).toMatch(/-l edition -x -a 'standard authoring'/);
     expect(fish).toContain("-a 'bash zsh fish'");
     expect(fish).toMatch(/__fish_seen_subcommand_from help' -a '[^']*exit-codes environment'/);
@@ -68,26 +67,26 @@ _svc_dl_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
 
   it("zsh and fish scripts name every command", async () => {
     for (const shell of ["zsh", "fish"]) {
-      const r = await runCommand(["completion", shell]);
+      const r = await runCli(["completion", shell]);
       expect(r.code).toBe(0);
       for (const word of ["auth", "login", "logout", "config", "api", "completion", "paginate"]) {
         expect(r.stdout, `${shell}: ${word}`).toContain(word);
       }
     }
-    const zsh = await runCommand(["completion", "zsh"]);
+    const zsh = await runCli(["completion", "zsh"]);
     expect(zsh.stdout.startsWith("#compdef svc-dl")).toBe(true);
-    const fish = await runCommand(["completion", "fish"]);
+    const fish = await runCli(["completion", "fish"]);
     expect(fish.stdout).toContain("complete -c svc-dl");
   });
 
   it("an unknown shell is a usage error (exit 2)", async () => {
-    const r = await runCommand(["completion", "powershell"]);
+    const r = await runCli(["completion", "powershell"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown_shell");
   });
 
   it("needs no base URL, key or config", async () => {
-    const r = await runCommand(["completion", "bash"], {
+    const r = await runCli(["completion", "bash"], {
       env: { SVC_DL_CONFIG_DIR: "/nonexistent/x" },
     });
     expect(r.code).toBe(0);

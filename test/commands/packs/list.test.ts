@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../../src/mock-server/index.js";
 import type { MockService } from "../../../src/mock-server/types.js";
-import { runCommand } from "../../helpers/run-main.js";
+import { runCli } from "../../helpers/cli.js";
 
 let mock: MockService;
 let env: Record<string, string>;
@@ -23,7 +23,7 @@ function listRequests(): string[] {
 describe("svc-dl packs list", () => {
   it("--json follows every page (page size 100) and prints the Pack objects as received", async () => {
     mock.clearLog();
-    const r = await runCommand(["packs", "list", "--json"], { env });
+    const r = await runCli(["packs", "list", "--json"], { env });
     expect(r.code).toBe(0);
     const packs = JSON.parse(r.stdout) as { slug: string; downloads: { bundle: string } }[];
     const me = await fetch(`${mock.baseUrl}/api/v1/me`, {
@@ -41,14 +41,14 @@ describe("svc-dl packs list", () => {
 
   it("--limit N stops after N packs", async () => {
     mock.clearLog();
-    const r = await runCommand(["packs", "list", "--json", "--limit", "3"], { env });
+    const r = await runCli(["packs", "list", "--json", "--limit", "3"], { env });
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as unknown[]).length).toBe(3);
     expect(listRequests().length).toBe(1);
   });
 
   it("prints a table with slug, name, assets and purchase date for humans", async () => {
-    const r = await runCommand(["packs", "list", "--limit", "2"], { env });
+    const r = await runCli(["packs", "list", "--limit", "2"], { env });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^SLUG\s+NAME\s+ASSETS\s+PURCHASED$/);
@@ -59,7 +59,7 @@ describe("svc-dl packs list", () => {
   it("stops with exit 7 on a pagination that never ends", async () => {
     mock.set({ faults: { paginationLoop: true } });
     try {
-      const r = await runCommand(["packs", "list", "--json"], { env });
+      const r = await runCli(["packs", "list", "--json"], { env });
       expect(r.code).toBe(7);
       expect(r.stderr).toContain("broken_pagination");
       expect(listRequests().length).toBeLessThan(10);
@@ -69,7 +69,7 @@ describe("svc-dl packs list", () => {
   });
 
   it("rejects --limit 0 as a usage error", async () => {
-    const r = await runCommand(["packs", "list", "--limit", "0"], { env });
+    const r = await runCli(["packs", "list", "--limit", "0"], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("usage_error");
   });

@@ -2,9 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../../src/cli.js";
+import { runCli } from "../../helpers/cli.js";
 import { useMockService } from "../../helpers/mock.js";
-import { runCommand, testContext } from "../../helpers/run-main.js";
 import { screenAfter } from "../../helpers/screen.js";
 
 /**
@@ -18,10 +17,8 @@ const COLUMNS = 60;
 
 /** Runs svc-dl in-process with stderr a terminal; returns the exit code and each stderr write. */
 async function onTerminal(argv: string[]): Promise<{ code: number; chunks: string[] }> {
-  const t = testContext({ env: shared.env(), stderrIsTTY: true, columns: COLUMNS });
-  const code = await main(argv, t.ctx);
-  const { chunks } = t.stderr as unknown as { chunks: Buffer[] };
-  return { code, chunks: chunks.map((c) => c.toString("utf8")) };
+  const r = await runCli(argv, { env: shared.env(), stderrIsTTY: true, columns: COLUMNS });
+  return { code: r.code, chunks: r.stderrWrites };
 }
 
 const SO_FAR = /^pack \d+\/\d+, [\d.]+ (B|KiB) so far$/;
@@ -71,7 +68,7 @@ describe("packs sync progress", () => {
 
   it("without a terminal there is no overall line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-dl-progress-"));
-    const r = await runCommand(["packs", "sync", dir], { env: shared.env() });
+    const r = await runCli(["packs", "sync", dir], { env: shared.env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/so far/);
   });

@@ -1,18 +1,9 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { MockService } from "../../../src/mock-server/index.js";
-import {
-  assertNoSecrets,
-  CLI_BIN,
-  type CliResult,
-  cleanEnv,
-  registerSecret,
-  runCli,
-  spawnCli as spawnCliProcess,
-} from "../../helpers/cli.js";
+import { type CliResult, registerSecret, runCli, spawnCli } from "../../helpers/cli.js";
 import { scanTreeForSecrets } from "./secret-scan.js";
 
 /** A fresh empty directory for one test (real, under the OS temp dir). */
@@ -98,7 +89,7 @@ export interface RunOptions {
 export async function run(args: string[], opts: RunOptions): Promise<Run> {
   const configDir = opts.configDir ?? tempDir("svc-dl-rel-config-");
   // A preload (NODE_OPTIONS) takes effect only in a process of its own.
-  const runner = opts.env.NODE_OPTIONS ? spawnCliProcess : runCli;
+  const runner = opts.env.NODE_OPTIONS ? spawnCli : runCli;
   const r = await runner(args, {
     env: { ...opts.env, SVC_DL_CONFIG_DIR: configDir },
     cwd: opts.cwd,
@@ -201,60 +192,4 @@ export async function servedBytes(
   });
   if (res.status !== 200) throw new Error(`served bytes: HTTP ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
-}
-
-/** A CLI process started by {@link spawnCli}. */
-export interface SpawnedCli {
-  child: import("node:child_process").ChildProcess;
-  /** Settles when the process has exited; its output was scanned for secrets. */
-  done: Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>;
-}
-
-/**
- * Spawns the built CLI like `runCli` (clean SVC_* environment, own config directory) but hands
- * back the process so a test can kill it. Its stdout and stderr are scanned for every
- * registered secret when it exits (a hit rejects `done`).
- */
-export function spawnCli(
-  args: string[],
-  opts: { env: Record<string, string>; cwd: string },
-): SpawnedCli {
-  const env = cleanEnv({ SVC_DL_CONFIG_DIR: tempDir("svc-dl-rel-config-"), ...opts.env });
-  const child = spawn(process.execPath, [CLI_BIN, ...args], {
-    cwd: opts.cwd,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  const done = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      try {
-        assertNoSecrets(stdout, `stdout of svc-dl ${args.join(" ")}`);
-        assertNoSecrets(stderr, `stderr of svc-dl ${args.join(" ")}`);
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, done };
 }
