@@ -6,8 +6,7 @@
  * `requestId`. The library never prints, never exits, and reads
  * `process.env` only when you pass it.
  */
-export type { AssetRecord } from "./api/list-assets.js";
-export type { ApiKeyRecord, Me, Pack } from "./api/schemas.js";
+export type { ApiKeyRecord, AssetRecord, Me, Pack } from "./api/schemas.js";
 export type { ErrorCode, UnlistedApiCode } from "./errors/codes.js";
 export { SvcError } from "./errors/svc-error.js";
 export { InstallError } from "./install/outcome.js";
@@ -21,13 +20,14 @@ export type {
 } from "./install/types.js";
 export { defaultCacheDir } from "./library/cache-dir.js";
 export { createClient } from "./library/client.js";
-export type { ProgressCallback, ProgressEvent } from "./library/progress.js";
 export type {
   CallOptions,
   ClientOptions,
   DownloadOptions,
   InstallOptions,
   PacingOptions,
+  ProgressCallback,
+  ProgressEvent,
   ReportOptions,
   RunOptions,
   SvcDlClient,

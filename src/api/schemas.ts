@@ -85,6 +85,19 @@ export function envelope<T extends z.ZodType>(data: T) {
   return z.looseObject({ data });
 }
 
+/**
+ * An asset record of `GET /v1/assets` (spec "Other resources": Asset). The spec shows only
+ * `slug`, `preview_url` and `download_url`; the object is loose, so every other field the
+ * service sends is kept as received.
+ */
+export const AssetRecordSchema = z.looseObject({
+  slug: z.string().min(1),
+  preview_url: z.string().optional(),
+  download_url: z.string().optional(),
+});
+/** One asset record, as received. */
+export type AssetRecord = z.infer<typeof AssetRecordSchema>;
+
 /** `{ data: [T], pagination }` envelope of list responses. */
 export function listEnvelope<T extends z.ZodType>(item: T) {
   return z.looseObject({ data: z.array(item), pagination: PaginationSchema });

@@ -1,13 +1,5 @@
 import type { FileProgress } from "../io/progress.js";
-
-/** Progress of the file being transferred: `bytes` on disk so far, `total` when known. */
-export interface ProgressEvent {
-  bytes: number;
-  total: number | undefined;
-}
-
-/** The library's progress callback (called per received chunk; keep it cheap). */
-export type ProgressCallback = (event: ProgressEvent) => void;
+import type { ProgressCallback } from "./types.js";
 
 /**
  * Turns the engine's {@link FileProgress} into `onProgress({ bytes, total })` calls: one when a

@@ -1,9 +1,7 @@
-import type { AssetRecord } from "../api/list-assets.js";
-import type { Me, Pack } from "../api/schemas.js";
+import type { AssetRecord, Me, Pack } from "../api/schemas.js";
 import type { InstallDocument } from "../install/types.js";
 import type { Clock, GetJsonDocument } from "../model.js";
 import type { SyncDocument } from "../sync/types.js";
-import type { ProgressCallback } from "./progress.js";
 
 /** Options of `createClient()` (src/library/client.ts). */
 export interface ClientOptions {
@@ -197,3 +195,12 @@ export interface SvcDlClient {
    */
   install(opts?: InstallOptions): Promise<InstallDocument>;
 }
+
+/** Progress of the file being transferred: `bytes` on disk so far, `total` when known. */
+export interface ProgressEvent {
+  bytes: number;
+  total: number | undefined;
+}
+
+/** The library's progress callback (called per received chunk; keep it cheap). */
+export type ProgressCallback = (event: ProgressEvent) => void;

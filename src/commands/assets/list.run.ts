@@ -1,5 +1,5 @@
-import type { AssetRecord } from "../../api/list-assets.js";
 import { listAssets } from "../../api/list-assets.js";
+import type { AssetRecord } from "../../api/schemas.js";
 import { renderTable } from "../../io/table.js";
 import type { Session } from "../../session.js";
 
