@@ -12,7 +12,7 @@ import {
   InstallDocumentSchema,
   SyncDocumentSchema,
   VerifyDocumentSchema,
-} from "../../src/model.js";
+} from "../../src/documents.js";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 

@@ -9,7 +9,7 @@ import {
   LogoutDocumentSchema,
   PacksListDocumentSchema,
   WhoamiDocumentSchema,
-} from "../../src/model.js";
+} from "../../src/documents.js";
 import { runCli, tempConfigDir } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
 import { allCommands, programTree } from "../helpers/program-tree.js";
