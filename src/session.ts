@@ -10,8 +10,7 @@ import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 import { terminalText } from "./io/terminal-text.js";
 import { Deadline } from "./pacing/deadline.js";
-import type { RunPacingSettings } from "./pacing/run-pacing.js";
-import type { Services } from "./services.js";
+import type { RunPacingSettings, Services } from "./services.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
 export interface GlobalOptions {
@@ -186,7 +185,7 @@ export class Session {
   }
 
   /**
-   * The run's pacing settings (src/pacing/run-pacing.ts): with `--max-duration`, waits end at the
+   * The run's pacing settings (src/services.ts): with `--max-duration`, waits end at the
    * deadline and a transfer stops at it (also by a real-time timer, without an injected clock);
    * `--limit-rate` by precedence flag > `SVC_DL_LIMIT_RATE` > config `limit-rate`.
    */

@@ -20,7 +20,6 @@ const ALLOWED = new Set([
   // Being split (HTTP client, transfer, model, library composition root):
   "function download/writer.ts openHashingWriter",
   "function library/client.ts createClient",
-  "upward import http/ -> download/",
   "upward import http/ -> api/",
   // Being split: the body fast path's exchange (one state machine, differential-tested).
   "function download/fast-body/transport.ts FastBodyTransport.#exchange",

@@ -1,5 +1,5 @@
 import type { Clock } from "../model.js";
-import type { Deadline } from "../pacing/deadline.js";
+import type { TransferPacing } from "../pacing/transfer.js";
 
 /**
  * A token bucket of `rate` bytes per second holding at most `burst` bytes (cli-contract
@@ -34,14 +34,6 @@ export class TokenBucket {
 /** The bucket's size: 1/20 of a second of transfer, at least 256 bytes. */
 export function defaultBurst(rateBytesPerSecond: number): number {
   return Math.max(256, Math.floor(rateBytesPerSecond / 20));
-}
-
-/** What paces the body transfers of a run: `--limit-rate` and `--max-duration`. */
-export interface TransferPacing {
-  /** Bytes per second for every download body (`--limit-rate`), or undefined for no limit. */
-  rateBytesPerSecond?: number | undefined;
-  /** The run's deadline (`--max-duration`): a transfer stops at it (partial data kept). */
-  deadline?: Deadline | undefined;
 }
 
 /** The receiver of a body's bytes: a promise pauses the socket until it settles. */

@@ -4,7 +4,7 @@ import type { LowSpeedLimit } from "../http/dispatcher.js";
 import type { HttpResponse, RequestSpec } from "../http/request-types.js";
 import type { Failure, RetryBudget } from "../http/retry.js";
 import type { Clock } from "../model.js";
-import type { TransferPacing } from "./rate-limit.js";
+import type { TransferPacing } from "../pacing/transfer.js";
 
 /**
  * What a download's transfer (`fetchBody`, src/download/fetch-body.ts) needs of HTTP, and

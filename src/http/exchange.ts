@@ -1,8 +1,8 @@
 import type { Dispatcher } from "undici";
-import type { TransferPacing } from "../download/rate-limit.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import type { NetworkError } from "../errors/network-error.js";
 import type { Clock } from "../model.js";
+import type { TransferPacing } from "../pacing/transfer.js";
 import { networkErrorFrom } from "./classify.js";
 import {
   createDispatcher,

@@ -1,8 +1,8 @@
 import type { Dispatcher } from "undici";
-import type { TransferPacing } from "../download/rate-limit.js";
 import type { ApiError } from "../errors/api-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { Clock } from "../model.js";
+import type { TransferPacing } from "../pacing/transfer.js";
 import type { NetworkSettings } from "./dispatcher.js";
 import type { Budget } from "./pacer.js";
 import type {

@@ -2,11 +2,11 @@ import { toSvcError } from "../errors/format.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { Clock } from "../model.js";
 import { Deadline } from "../pacing/deadline.js";
-import type { RunPacingSettings } from "../pacing/run-pacing.js";
 import { durationSeconds, MIN_RATE_BYTES_PER_SECOND, rateBytesPerSecond } from "../pacing/units.js";
 import { runErrorOf } from "../run/error.js";
 import { writeReport } from "../run/files.js";
 import { RunRecorder, type ShapedDocument } from "../run/recorder.js";
+import type { RunPacingSettings } from "../services.js";
 import type { PacingOptions } from "./types.js";
 
 /** The pacing settings (rate, deadline, clock, signal) of one library operation, for `createServices`. */
