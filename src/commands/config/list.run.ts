@@ -1,6 +1,7 @@
+import { SETTABLE_KEYS } from "../../config/settable-keys.js";
 import { storedKeyPreview } from "../../io/key-preview.js";
 import type { Session } from "../../session.js";
-import { SETTABLE, shownSetting } from "./settable.js";
+import { shownSetting } from "./settable.js";
 
 /**
  * `svc-dl config list`: the settings of the config file and the service origins that have a
@@ -12,7 +13,7 @@ import { SETTABLE, shownSetting } from "./settable.js";
 export async function runConfigList(session: Session): Promise<void> {
   const config = await session.config();
   const settings: Record<string, string | null> = {};
-  for (const key of SETTABLE) {
+  for (const key of SETTABLE_KEYS) {
     const value = config.get(key);
     settings[key] = value === undefined ? null : shownSetting(key, value);
   }
