@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { syncDir, syncTree } from "../io/durable.js";
 import { removeTree } from "../io/remove-tree.js";
-import { STATE_DIR, stateDirOf } from "../outdir/state.js";
+import { ensureStateDir, stateDirOf } from "../outdir/state.js";
 import { carryOver } from "./carry-over.js";
 import { extractFsError, unsafeArchive } from "./errors.js";
 import { inspectArchive } from "./inspect.js";
@@ -72,7 +72,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
   const target = join(dir, folder);
   const archive = join(dir, file);
   const stateDir = stateDirOf(dir);
-  ensureStateDir(stateDir);
+  ensureStateDir(dir);
   recoverInterrupted(dir, folder);
 
   const manifest = readExtractedManifest(dir);
@@ -150,23 +150,6 @@ function refuseNonFolder(target: string): boolean {
     `${target} exists and is not a folder (${st.isSymbolicLink() ? "a symlink" : "a file"}); nothing was extracted`,
     { code: "file_exists", hint: `Move ${target} away and run the same command again.` },
   );
-}
-
-/** Creates `.svc-dl/` (0700) when missing; refuses one that is a symlink or not a folder. */
-function ensureStateDir(stateDir: string): void {
-  const st = lstatSync(stateDir, { throwIfNoEntry: false });
-  if (st === undefined) {
-    try {
-      mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw extractFsError(`cannot create ${stateDir}`, err);
-    }
-  } else if (!st.isDirectory()) {
-    throw new FileSystemError(`${stateDir} is not a folder (a symlink?); svc-dl will not use it`, {
-      code: "unsafe_state_dir",
-      hint: `Remove ${STATE_DIR} from the directory and run the same command again.`,
-    });
-  }
 }
 
 /** Moves the existing folder aside (when there is one), then the new one into its place. */

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -150,6 +151,16 @@ describe("extractPack", () => {
     symlinkSync(elsewhere, join(dir, "forest-pack"));
     await expect(put("forest-pack.zip", V1).run()).rejects.toMatchObject({ code: "file_exists" });
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("refuses a .svc-dl that others may write, as every command does, and writes nothing", async () => {
+    mkdirSync(join(dir, ".svc-dl"));
+    chmodSync(join(dir, ".svc-dl"), 0o777);
+    await expect(put("forest-pack.zip", V1).run()).rejects.toMatchObject({
+      code: "unsafe_state_dir",
+    });
+    expect(readdirSync(dir).sort()).toEqual([".svc-dl", "forest-pack.zip"]);
+    expect(readdirSync(join(dir, ".svc-dl"))).toEqual([]);
   });
 
   it.each(HOSTILE_ARCHIVE_KINDS)("refuses the %s archive and writes nothing", async (kind) => {
