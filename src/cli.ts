@@ -21,8 +21,10 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
   let commanderMessage = "";
   const program = buildProgram(
     ctx,
-    (s) => {
+    (s, cmd) => {
       session = s;
+      // the hints of the items a run settles name this command's flags (src/sync/failure.ts)
+      s.hints = hintContext(program, cmd);
     },
     (message) => {
       commanderMessage += message;

@@ -30,6 +30,8 @@ export const ItemErrorSchema = z.strictObject({
   message: z.string().min(1),
   http_status: z.number().int().nullable(),
   request_id: z.string().nullable(),
+  /** The item's own next step, or null (as on the `--json` error line). */
+  hint: z.string().nullable(),
 });
 
 const account = z.looseObject({ id: z.string(), email: z.string(), name: z.string() });
@@ -182,6 +184,8 @@ export const VerifyDocumentSchema = z.strictObject({
       kind,
       slug: z.string().min(1),
       edition: edition.nullable(),
+      /** With `--repair`: why the item could not be repaired, or null. */
+      error: ItemErrorSchema.nullable().optional(),
     }),
   ),
   summary: z.strictObject({

@@ -148,17 +148,17 @@ const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
 /**
  * The commander tree: global options (cli-contract "Commands") and every subcommand. Command
  * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
- * `--version` stay fast. `onSession` receives the session once a command runs;
+ * `--version` stay fast. `onSession` receives the session and its command once a command runs;
  * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
  */
 export function buildProgram(
   ctx: Context,
-  onSession: (session: Session) => void,
+  onSession: (session: Session, cmd: Command) => void,
   onCommanderError: (message: string) => void,
 ): Command {
   const open: OpenSession = (cmd) => {
     const session = new Session(ctx, globalsFrom(cmd));
-    onSession(session);
+    onSession(session, cmd);
     return session;
   };
   const program = addGlobalOptions(

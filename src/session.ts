@@ -2,6 +2,7 @@ import type { ResolvedApiKey } from "./config/api-key.js";
 import type { ResolvedBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
+import type { HintContext } from "./errors/codes.js";
 import type { HttpClient } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
@@ -66,6 +67,8 @@ export class Session {
    * `recordRun` (src/run/run.ts) for the length of a run when stderr is not a terminal.
    */
   linePrefix: (() => string) | undefined;
+  /** What a hint may name for the command being run (set by `main`); undefined outside it. */
+  hints: HintContext | undefined;
   /** Exit code a command sets for a partial failure (e.g. `verify` with changed files). */
   exitCode = 0;
   /** The run's `--max-duration` window, from the session's start; undefined without the flag. */

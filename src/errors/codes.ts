@@ -432,17 +432,17 @@ export const CODES = {
   ),
   sync_incomplete: outcome(
     ExitCode.failure,
-    "Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
+    "Follow each failed item's hint, then run the same command again: it fetches only what is still missing.",
     "items",
   ),
   get_incomplete: outcome(
     ExitCode.failure,
-    "Fix the cause of each failure (see the codes) and run the same command again: finished items are not fetched again.",
+    "Follow each failed item's hint, then run the same command again: finished items are not fetched again.",
     "items",
   ),
   install_incomplete: outcome(
     ExitCode.failure,
-    "Fix the cause of each failure (see the codes) and run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
+    "Follow each failed item's hint, then run the same command again: finished items are kept; svc-dl.lock is written once every item is in place.",
     "items",
   ),
   interrupted: {

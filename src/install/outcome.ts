@@ -1,5 +1,6 @@
 import type { CodedFailure, ErrorCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { failedItemsHint } from "../sync/failure.js";
 import { lockPathFor } from "./lockfile.js";
 import type {
   InstallDocument,
@@ -78,7 +79,10 @@ export function lockMismatchError(
   });
 }
 
-/** `install_incomplete` (exit 1): some items failed; names each with its code and request id. */
+/**
+ * `install_incomplete` (exit 1): some items failed; names each with its code and request id;
+ * the hint is theirs when they share one, else it points at each item's hint.
+ */
 export function installFailedError(doc: InstallDocument): InstallError {
   const failed = doc.items.filter((i) => i.status === "failed");
   const parts = failed.map((i) => {
@@ -90,6 +94,10 @@ export function installFailedError(doc: InstallDocument): InstallError {
     `${failed.length} of ${doc.items.length} item${doc.items.length === 1 ? "" : "s"} failed: ${parts.join("; ")}; svc-dl.lock was not written`,
     {
       code: "install_incomplete",
+      hint: failedItemsHint(
+        "install_incomplete",
+        failed.map((i) => i.error),
+      ),
       failures: failed.map((i) => ({
         code: i.error?.code ?? "unexpected",
         httpStatus: i.error?.http_status ?? null,

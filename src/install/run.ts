@@ -1,4 +1,5 @@
 import { ContentCache } from "../cache/cache.js";
+import type { HintContext } from "../errors/codes.js";
 import { ExitCode } from "../errors/exit-codes.js";
 import type { DeadlineError } from "../errors/interrupted-error.js";
 import { SvcError } from "../errors/svc-error.js";
@@ -48,6 +49,8 @@ export interface InstallOptions {
    * are `deferred`, then the deadline error is thrown (cli-contract "Operating unattended").
    */
   deadline?: Deadline | undefined;
+  /** What a failed item's hint may name (the CLI's command); default: no command (a library call). */
+  hints?: HintContext | undefined;
 }
 
 /** What an install tells its caller while it runs (human output lives in the command). */
@@ -122,6 +125,7 @@ export async function runInstall(
         extract: opts.extract,
         signal: opts.signal,
         notice: (line) => observer.notice?.(line),
+        hints: opts.hints,
       };
       const one = await settleItem(fetcher, item, locked.get(itemKey(item)), ctx).catch(
         (err: unknown) => deferred(item, gate.stop(err)),
@@ -195,6 +199,7 @@ function notInLock(item: InstallItemRef): InstallItemResult {
 
 interface SettleContext extends ObtainContext {
   extract: boolean;
+  hints?: HintContext | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -233,7 +238,7 @@ async function settleItem(
         bytes: null,
         sha256: null,
         source: null,
-        error: itemError(err),
+        error: itemError(err, ctx.hints),
       },
     };
   }

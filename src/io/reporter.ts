@@ -22,6 +22,11 @@ export interface Reporter {
    * stderr holds JSON lines only (cli-contract "Streams and output").
    */
   warn(code: WarningCode, message: string, line?: string): void;
+  /**
+   * The next step under a warning (a failed item's hint): the line `  hint: <text>`, shown even
+   * with `--quiet`; nothing with `--json`, whose document carries the hint.
+   */
+  hint(text: string): void;
   /** A debug line for `--verbose` (one per HTTP exchange, never a credential). */
   verbose(line: string): void;
   readonly colour: ChalkInstance;
@@ -70,6 +75,9 @@ export function createReporter(io: IOStreams, opts: ReporterOptions): Reporter {
     warn: (code, message, line) => {
       if (opts.json) lines.write(JSON.stringify({ warning: { code, message } }));
       else write(line ?? `warning: ${message} (${code})`, opts.colour.yellow);
+    },
+    hint: (text) => {
+      if (!opts.json) write(`  hint: ${text}`, opts.colour.dim);
     },
     verbose: (line) => {
       if (opts.verbose) write(line, opts.colour.dim);

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { HintContext } from "../errors/codes.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { classifyFailure, itemError } from "./failure.js";
 import type { SyncItemResult } from "./types.js";
@@ -12,7 +13,7 @@ const HAS_FILE = new Set(["downloaded", "resumed", "up-to-date", "adopted", "rep
  * (src/extract/extract.ts), which does nothing when the archive's SHA-256 was extracted before.
  * Call with the directory lock held. Returns the item with `extracted: {path, status, files}`,
  * or, for an item-level failure (`unsafe_archive`, `file_exists`), the item as `failed` with
- * that error. Throws the failures a sync stops on (src/sync/failure.ts: other local
+ * that error (its hint rendered for the command `hints` describes). Throws the failures a sync stops on (src/sync/failure.ts: other local
  * file-system failures, interruption).
  */
 export async function extractSynced(
@@ -20,6 +21,7 @@ export async function extractSynced(
   result: SyncItemResult,
   notice: (line: string) => void,
   signal?: AbortSignal,
+  hints?: HintContext,
 ): Promise<SyncItemResult> {
   if (!HAS_FILE.has(result.status) || result.path === null || result.sha256 === null) return result;
   const { extractPack } = await import("../extract/extract.js");
@@ -40,6 +42,6 @@ export async function extractSynced(
     return extracted;
   } catch (err) {
     if (classifyFailure(err, result.edition) === "stop") throw err;
-    return { ...result, status: "failed", error: itemError(err as SvcError) };
+    return { ...result, status: "failed", error: itemError(err as SvcError, hints) };
   }
 }

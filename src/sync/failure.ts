@@ -1,4 +1,5 @@
-import { scopeOf } from "../errors/codes.js";
+import { type HintContext, NO_COMMAND, renderHint, scopeOf } from "../errors/codes.js";
+import { hintFor } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import type { PackEdition, SyncItemError } from "./types.js";
 
@@ -25,12 +26,34 @@ export function classifyFailure(err: unknown, edition: PackEdition): FailureHand
   return "item";
 }
 
-/** The `error` member of a failed item: code, message, HTTP status and request id (null when none). */
-export function itemError(err: SvcError): SyncItemError {
+/**
+ * The `error` member of a failed item: code, message, HTTP status, request id (null when none)
+ * and `hint`, the item's next step: the thrower's own, else the error table's for the code,
+ * rendered for the command at hand `c` (src/errors/format.ts `hintFor`); null when none.
+ */
+export function itemError(err: SvcError, c: HintContext = NO_COMMAND): SyncItemError {
   return {
     code: err.code,
     message: err.message,
     http_status: err.httpStatus,
     request_id: err.requestId,
+    hint: hintFor(err, c),
   };
+}
+
+/**
+ * The hint of the error that ends a run with failed items (`sync_incomplete`,
+ * `get_incomplete`, `install_incomplete`): the failed items' hint when they all share one, else
+ * `N items failed; ` and the outcome's row of the error table, which points at each item's hint.
+ */
+export function failedItemsHint(
+  outcome: "sync_incomplete" | "get_incomplete" | "install_incomplete",
+  failed: readonly ({ hint?: string | null } | null | undefined)[],
+): string {
+  const hints = new Set(failed.map((e) => e?.hint ?? null));
+  const [only] = hints;
+  if (hints.size === 1 && typeof only === "string") return only;
+  const generic = renderHint(outcome, NO_COMMAND) ?? "";
+  const n = failed.length;
+  return `${n} item${n === 1 ? "" : "s"} failed; ${generic.charAt(0).toLowerCase()}${generic.slice(1)}`;
 }

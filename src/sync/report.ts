@@ -1,6 +1,7 @@
 import { SvcError } from "../errors/svc-error.js";
 import { formatBytes } from "../io/progress-format.js";
 import { renderTable } from "../io/table.js";
+import { failedItemsHint } from "./failure.js";
 import type { PlannedItem } from "./plan.js";
 import { wouldFetch, wouldTryAuthoring } from "./summary.js";
 import type { SyncDocument, SyncItemResult } from "./types.js";
@@ -61,9 +62,12 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
 
 /** One line per failed item: slug, edition, code, message, HTTP status, request id. */
 export function failureLines(doc: SyncDocument): string[] {
-  return doc.items
-    .filter((i) => i.status === "failed" && i.error)
-    .map((i) => `failed: ${label(i)}: ${errorFacts(i)}`);
+  return doc.items.filter((i) => i.status === "failed" && i.error).map(failureLine);
+}
+
+/** The `failed:` line of a failed item (its hint goes on the line under it). */
+export function failureLine(item: SyncItemResult): string {
+  return `failed: ${label(item)}: ${errorFacts(item)}`;
 }
 
 /** The `--dry-run` list for stdout (its lines): what would be fetched and why, or undefined when nothing. */
@@ -103,7 +107,10 @@ export function incompleteError(doc: SyncDocument): SvcError {
         code: i.error?.code ?? "unexpected",
         httpStatus: i.error?.http_status ?? null,
       })),
-      hint: "Every other pack was synced. Fix the cause of each failure (see the codes) and run the same command again: it fetches only what is still missing.",
+      hint: failedItemsHint(
+        "sync_incomplete",
+        failed.map((i) => i.error),
+      ),
     },
   );
 }

@@ -3,6 +3,7 @@ import { packSource } from "../api/download-source.js";
 import { type PackCatalog, packCatalog } from "../api/pack-catalog.js";
 import { downloadItem } from "../download/engine.js";
 import { checkUpstream } from "../download/revalidate.js";
+import type { HintContext } from "../errors/codes.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpClient } from "../http/client.js";
 import type { FileProgress } from "../io/progress.js";
@@ -56,6 +57,8 @@ export interface SyncOptions {
   prune?: { prune: boolean; maxDelete: number; today: string };
   /** The run's abort signal (SIGINT/SIGTERM, the deadline): the lock wait, re-hashes, transfers and extraction stop at it. */
   signal?: AbortSignal | undefined;
+  /** What a failed item's hint may name (the CLI's command); default: no command (a library call). */
+  hints?: HintContext | undefined;
 }
 
 const PRUNE_OFF = { prune: false, maxDelete: DEFAULT_MAX_DELETE, today: "" };
@@ -146,7 +149,8 @@ export async function runSync(
         result = deferredResult(item, gate.stop(err));
       }
       if (opts.extract === true && !opts.dryRun && gate.stopped === undefined) {
-        result = await extractSynced(opts.dir, result, (l) => observer.notice?.(l), opts.signal);
+        const notice = (l: string) => observer.notice?.(l);
+        result = await extractSynced(opts.dir, result, notice, opts.signal, opts.hints);
       }
       items.push(result);
       observer.itemFinished?.(result, item);
@@ -273,7 +277,7 @@ async function settle(
     const handling = classifyFailure(err, target.edition);
     if (handling === "stop") throw err;
     if (handling === "unavailable") return result("unavailable", "no authoring edition");
-    return result("failed", item.reason, {}, itemError(err as SvcError));
+    return result("failed", item.reason, {}, itemError(err as SvcError, opts.hints));
   }
 }
 

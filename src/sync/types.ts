@@ -78,6 +78,8 @@ export interface SyncItemError {
   message: string;
   http_status: number | null;
   request_id: string | null;
+  /** The item's next step (the thrower's hint, else the error table's); null when none. */
+  hint: string | null;
 }
 
 /** One item of the `packs sync --json` document (cli-contract "JSON documents"). */

@@ -61,6 +61,7 @@ function failed(
       message: `you do not own ${slug}`,
       http_status: 403,
       request_id: `req_${slug}`,
+      hint: `buy ${slug} first`,
       ...error,
     },
   });

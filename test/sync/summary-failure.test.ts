@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error.js";
+import { NO_COMMAND } from "../../src/errors/codes.js";
 import { FileSystemError } from "../../src/errors/file-system-error.js";
 import { InterruptedError } from "../../src/errors/interrupted-error.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { RateLimitedError } from "../../src/errors/rate-limited-error.js";
+import { SvcError } from "../../src/errors/svc-error.js";
 import { classifyFailure, itemError } from "../../src/sync/failure.js";
 import { summarize, wouldFetch } from "../../src/sync/summary.js";
 import type { SyncItemResult } from "../../src/sync/types.js";
@@ -74,12 +76,20 @@ describe("classifyFailure (cli-contract: packs sync)", () => {
     expect(classifyFailure(new NetworkError("n"), "standard")).toBe("item");
   });
 
-  it("reports an item's error with its code, status and request id", () => {
+  it("reports an item's error with its code, status, request id and hint", () => {
     expect(itemError(api("not_found", 404))).toEqual({
       code: "not_found",
       message: "m",
       http_status: 404,
       request_id: "req_1",
+      hint: "No such published item; `svc-dl packs list` shows the packs you own.",
     });
+  });
+
+  it("the hint: the thrower's own wins; else the table's, rendered for the command at hand", () => {
+    const own = new SvcError("m", { code: "not_found", httpStatus: 404, hint: "look elsewhere" });
+    expect(itemError(own).hint).toBe("look elsewhere");
+    const assets = { ...NO_COMMAND, command: "asset get", exists: () => true };
+    expect(itemError(api("not_found", 404), assets).hint).toContain("`svc-dl assets list`");
   });
 });

@@ -6,6 +6,7 @@ import type { Manifest } from "../../install/manifest.js";
 import { InstallError, installDocument } from "../../install/outcome.js";
 import { runInstall } from "../../install/run.js";
 import type { InstallDocument, InstallItemResult } from "../../install/types.js";
+import type { WarningCode } from "../../io/reporter.js";
 import type { RunRecorder, RunShape } from "../../run/recorder.js";
 import { recordRun } from "../../run/run.js";
 import type { Session } from "../../session.js";
@@ -78,6 +79,7 @@ async function install(
         signal: ctx.signal,
         clock: ctx.clock,
         deadline: session.deadline,
+        hints: session.hints,
       },
       {
         planned: (m) => {
@@ -92,7 +94,10 @@ async function install(
         itemFinished: (r) => {
           run.settled(r);
           // A file fetched over the network already has its line from the progress output.
-          if (r.source !== "network" || r.status === "lock-mismatch") notice(itemLine(r));
+          if (r.status === "failed" && r.error) {
+            reporter.warn(r.error.code as WarningCode, itemLine(r), itemLine(r));
+            if (r.error.hint) reporter.hint(r.error.hint);
+          } else if (r.source !== "network" || r.status === "lock-mismatch") notice(itemLine(r));
         },
         notice,
       },
@@ -147,7 +152,11 @@ function summaryLine(doc: InstallDocument): string {
 function itemLine(r: InstallItemResult): string {
   const what =
     r.kind === "pack" ? `pack ${r.slug} (${r.edition ?? "standard"})` : `asset ${r.slug}`;
-  if (r.status === "failed") return `${what}: failed (${r.error?.code ?? "error"})`;
+  if (r.status === "failed") {
+    const e = r.error;
+    const id = e?.request_id ? `, request id ${e.request_id}` : "";
+    return `${what}: failed: ${e?.message ?? "error"} (${e?.code ?? "error"}${id})`;
+  }
   if (r.status === "deferred") return `${what}: deferred to the next run (--max-duration)`;
   if (r.status === "lock-mismatch") return `${what}: lock mismatch: ${r.reason ?? ""}`;
   const from = { local: "already in dir", cache: "from the cache", network: "from the network" };

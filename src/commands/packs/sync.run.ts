@@ -97,6 +97,7 @@ async function syncInto(
         categories: opts.category ?? [],
       },
       ...(session.deadline ? { deadline: session.deadline } : {}),
+      hints: session.hints,
     },
     progress,
     {
@@ -152,7 +153,12 @@ function finish(session: Session, doc: SyncDocument, dryRun: boolean, run: RunRe
       if (table !== undefined) session.print(table);
     }
     reporter.info(report.summaryLine(doc, dryRun));
-    for (const line of report.failureLines(doc)) reporter.warn("sync_incomplete", line, line);
+    for (const item of doc.items) {
+      if (item.status !== "failed" || !item.error) continue;
+      const line = report.failureLine(item);
+      reporter.warn("sync_incomplete", line, line);
+      if (item.error.hint) reporter.hint(item.error.hint);
+    }
     for (const i of doc.items.filter((i) =>
       /^(not-owned|would-prune|pruned|kept-modified)$/.test(i.status),
     )) {

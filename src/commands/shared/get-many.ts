@@ -13,7 +13,7 @@ import type { RunRecorder } from "../../run/recorder.js";
 import { type RunSinkOptions, recordRun } from "../../run/run.js";
 import type { Services } from "../../services.js";
 import type { Session } from "../../session.js";
-import { classifyFailure, itemError } from "../../sync/failure.js";
+import { classifyFailure, failedItemsHint, itemError } from "../../sync/failure.js";
 import type { SyncItemError } from "../../sync/types.js";
 
 /** One item of a `get` with several slugs. */
@@ -162,7 +162,7 @@ async function getMany(
         if (services.signal?.aborted) throw err;
         if (classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
         const { code } = err as SvcError;
-        const error = itemError(err as SvcError);
+        const error = itemError(err as SvcError, session.hints);
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
         items.push({ ...entry });
@@ -170,6 +170,7 @@ async function getMany(
         const id = error.request_id === null ? "" : `, request id ${error.request_id}`;
         const message = `${label} ${item.slug}: ${error.message}`;
         reporter.warn(code, message, `${message} (${error.code}${id})`);
+        if (error.hint) reporter.hint(error.hint);
       }
     }
   } finally {
@@ -200,6 +201,10 @@ function finish(
     const names = failed.map((f) => `${f.slug} (${f.error.code})`).join(", ");
     throw new SvcError(`${failed.length} of ${req.items.length} items failed: ${names}`, {
       code: "get_incomplete",
+      hint: failedItemsHint(
+        "get_incomplete",
+        failed.map((f) => f.error),
+      ),
       failures: failed.map((f) => ({ code: f.error.code, httpStatus: f.error.http_status })),
     });
   }

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { toSvcError } from "../../errors/format.js";
+import type { WarningCode } from "../../io/reporter.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { StateItem } from "../../outdir/state.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../../outdir/verify.js";
@@ -7,7 +8,8 @@ import { DeferralGate } from "../../run/deferred.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import { recordRun } from "../../run/run.js";
 import type { Session } from "../../session.js";
-import { classifyFailure } from "../../sync/failure.js";
+import { classifyFailure, itemError } from "../../sync/failure.js";
+import type { SyncItemError } from "../../sync/types.js";
 import type { RunOutputFlags } from "../command-kit.js";
 import { repairItems } from "./repair.js";
 
@@ -56,6 +58,9 @@ async function verifyInto(
   const repair = opts.repair === true;
   const fixes = (i: VerifyItem) => (repair && i.status !== "ok") || forgets(opts, i);
   const facts = { ...opts, deadline: session.deadline !== undefined };
+  // --repair: the error of each item whose repair failed, by path (its document's `error`)
+  const failed = repair ? new Map<string, SyncItemError>() : undefined;
+  const documentItem = (i: VerifyItem) => toDocumentItem(i, failed);
   run.describe({
     document: (settled: VerifyDocumentItem[]) => verifyDocument(dir, settled, facts),
     summaryLine: (doc) => summary(dir, doc, false),
@@ -87,7 +92,9 @@ async function verifyInto(
       clock: ctx.clock,
     });
     try {
-      const fixed = repair ? await repairAll(session, out, items) : forgetMissing(out, items);
+      const fixed = failed
+        ? await repairAll(session, out, items, failed)
+        : forgetMissing(out, items);
       await out.flush(); // a record reported forgotten is gone from the disk (throws exit 8)
       fixed.forEach((item, i) => {
         if (fixes(items[i] as VerifyItem)) settle(item);
@@ -115,6 +122,8 @@ export interface VerifyDocumentItem {
   kind: StateItem["kind"];
   slug: string;
   edition: StateItem["edition"];
+  /** With `--repair` only: why the item could not be repaired (as a failed sync item's), or null. */
+  error?: SyncItemError | null;
 }
 
 /** Counts of the `verify --json` summary (`repaired`, `forgotten` with their flags). */
@@ -153,9 +162,14 @@ function deferredItem(dir: string, record: StateItem): VerifyDocumentItem {
   return { path, status: "deferred", sha256: null, bytes: null, kind, slug, edition };
 }
 
-function documentItem(i: VerifyItem): VerifyDocumentItem {
+/** The document item of `i`; with `failed` (`--repair`), its `error` (null when none). */
+function toDocumentItem(
+  i: VerifyItem,
+  failed: ReadonlyMap<string, SyncItemError> | undefined,
+): VerifyDocumentItem {
   const { kind, slug, edition } = i.record;
-  return { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes, kind, slug, edition };
+  const item = { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes, kind, slug };
+  return failed ? { ...item, edition, error: failed.get(i.path) ?? null } : { ...item, edition };
 }
 
 function line(item: VerifyItem): string {
@@ -190,6 +204,7 @@ async function repairAll(
   session: Session,
   out: OutputDir,
   items: VerifyItem[],
+  failed: Map<string, SyncItemError>,
 ): Promise<VerifyItem[]> {
   const { reporter } = session;
   const { http: client, signal } = await session.services();
@@ -201,8 +216,10 @@ async function repairAll(
       { out, progress, signal, onNotice: (l) => reporter.info(l) },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
-        const { code, message } = toSvcError(err);
-        reporter.warn(code, `cannot repair ${item.path}: ${message}`);
+        const error = itemError(toSvcError(err), session.hints);
+        failed.set(item.path, error);
+        reporter.warn(error.code as WarningCode, `cannot repair ${item.path}: ${error.message}`);
+        if (error.hint) reporter.hint(error.hint);
         return "continue";
       },
     );
