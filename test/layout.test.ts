@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** First-level folders of test/ that mirror no folder of src/, and why. */
 const SPECIAL_ROOTS: Record<string, string> = {
-  helpers: "shared test code: mock service, runCli, spawnCli, clocks, TLS, projects",
+  helpers: "shared test code: mock service, runCli, launchCli, clocks, servers, mounts",
   bin: "the bin/ wiring: start-up cost, a closed stdout",
   reliability: "hostile servers, proxies, disks and kills across every feature, one harness",
   bench: "npm run bench",

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { type InstallDoc, install, makeProject } from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
-import { IS_ROOT, mountTmpfs } from "../reliability/helpers/mounts.js";
+import { IS_ROOT, mountTmpfs } from "../helpers/mounts.js";
 
 const shared = useMockService({ packSize: 32 * 1024, assetSize: 16 * 1024 });
 const SIGNATURE = "Signature: 8a477f597d28d172789f06886806bc55";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { useMockService } from "../helpers/mock.js";
-import { startRawServer } from "../reliability/helpers/raw-server.js";
+import { startRawServer } from "../helpers/raw-server.js";
 
 const shared = useMockService();
 

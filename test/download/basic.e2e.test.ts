@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { runCli } from "../helpers/cli.js";
-import { cdnRequests, ESC, envFor, runCliBytes, sha256Of, tempDir } from "../helpers/download.js";
+import { cdnRequests, ESC, envFor, sha256Of, tempDir } from "../helpers/download.js";
 
 let mock: MockService;
 beforeAll(async () => {
@@ -147,12 +147,12 @@ describe("pack get", () => {
   it("-o - writes the bytes to stdout and nothing to disk", async () => {
     const dir = tempDir();
     const info = await mock.fileInfo({ kind: "asset", slug: "forest-pine-tree" });
-    const out = await runCliBytes(["asset", "get", "forest-pine-tree", "-o", "-"], {
+    const out = await runCli(["asset", "get", "forest-pine-tree", "-o", "-"], {
       env: envFor(mock),
       cwd: dir,
     });
     expect(out.code).toBe(0);
-    expect(createHash("sha256").update(out.stdout).digest("hex")).toBe(info.sha256);
+    expect(createHash("sha256").update(out.stdoutBytes).digest("hex")).toBe(info.sha256);
     expect(out.stderr).toContain("forest-pine-tree.glb");
     expect(readdirSync(dir)).toEqual([]);
   });

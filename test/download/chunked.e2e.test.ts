@@ -8,13 +8,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { partialPaths } from "../../src/outdir/partial.js";
 import { launchCli, registerSecret } from "../helpers/cli.js";
+import { makeGlb, type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
 import { run, sha256, sha256Of, tempDir } from "../reliability/helpers/harness.js";
-import {
-  makeGlb,
-  type RawServer,
-  serveFile,
-  startRawServer,
-} from "../reliability/helpers/raw-server.js";
 
 const KEY = "svc_live_ChunkedResumeKeyAbCdEf0123456789_c0ffee00";
 registerSecret(KEY);

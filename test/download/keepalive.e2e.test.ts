@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/download.js";
+import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
-import { type FrontServer, startFrontServer } from "../reliability/helpers/front-server.js";
-import { tempDir } from "../reliability/helpers/harness.js";
 
 const closers: { close(): Promise<void> }[] = [];
 afterAll(async () => {

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, type ErrorCode } from "../../src/errors/codes.js";
 import { type RunCliOptions, runCli, tempConfigDir } from "../helpers/cli.js";
+import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { useMockService } from "../helpers/mock.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
-import { type FrontServer, startFrontServer } from "../reliability/helpers/front-server.js";
 
 /**
  * "Every hint a step that works": for each error code a user can fix, the error is triggered

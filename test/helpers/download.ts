@@ -26,13 +26,3 @@ export function cdnRequests(mock: MockService): MockService["requests"] {
 
 /** ESC: any cursor-control or colour sequence starts with it. */
 export const ESC = "\u001b";
-
-/** Runs the CLI in-process (see runCli) and returns stdout as the raw bytes written. */
-export async function runCliBytes(
-  args: string[],
-  opts: { env: Record<string, string>; cwd: string },
-): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
-  const { runCli } = await import("./cli.js");
-  const r = await runCli(args, opts);
-  return { code: r.code, stdout: r.stdoutBytes ?? Buffer.alloc(0), stderr: r.stderr };
-}

@@ -16,8 +16,8 @@ import type { NetworkSettings } from "../../src/http/dispatcher.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/download.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
-import { tempDir } from "../reliability/helpers/harness.js";
 
 const REMOTE_NAME = "proxy.corp.example";
 

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { type CliResult, registerSecret, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/download.js";
+import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
-import { type FrontServer, startFrontServer } from "../reliability/helpers/front-server.js";
-import { tempDir } from "../reliability/helpers/harness.js";
 
 const NO_PROXY_ENV = {
   HTTPS_PROXY: undefined,

@@ -10,6 +10,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import {
+  ENOSPC_PRELOAD,
+  IS_ROOT,
+  mountTmpfs,
+  pathUnderAFile,
+  readOnlyDir,
+} from "../helpers/mounts.js";
+import {
   envFor,
   finalFiles,
   finalPathProblem,
@@ -18,13 +25,6 @@ import {
   run,
   tempDir,
 } from "./helpers/harness.js";
-import {
-  ENOSPC_PRELOAD,
-  IS_ROOT,
-  mountTmpfs,
-  pathUnderAFile,
-  readOnlyDir,
-} from "./helpers/mounts.js";
 
 const SIZE = 1024 * 1024;
 const SLUG = "sci-fi-props";

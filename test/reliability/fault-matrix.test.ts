@@ -16,6 +16,14 @@ import { startMockService } from "../../src/mock-server/index.js";
 import { partialPaths } from "../../src/outdir/partial.js";
 import { registerSecret } from "../helpers/cli.js";
 import {
+  makeGlb,
+  type RawServer,
+  type ServeOptions,
+  sendApiError,
+  serveFile,
+  startRawServer,
+} from "../helpers/raw-server.js";
+import {
   envFor,
   finalFiles,
   finalPathProblem,
@@ -26,14 +34,6 @@ import {
   sha256Of,
   tempDir,
 } from "./helpers/harness.js";
-import {
-  makeGlb,
-  type RawServer,
-  type ServeOptions,
-  sendApiError,
-  serveFile,
-  startRawServer,
-} from "./helpers/raw-server.js";
 
 const PACK_SIZE = 256 * 1024;
 const ASSET_SIZE = 64 * 1024;

@@ -9,9 +9,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret } from "../helpers/cli.js";
-import { startFrontServer } from "./helpers/front-server.js";
+import { startFrontServer } from "../helpers/front-server.js";
+import { makeGlb, type RawServer, rawReply, startRawServer } from "../helpers/raw-server.js";
 import { finalFiles, run, tempDir } from "./helpers/harness.js";
-import { makeGlb, type RawServer, rawReply, startRawServer } from "./helpers/raw-server.js";
 
 const KEY = "svc_live_Fram1ngTestKeyAbCdEf0123456789xyz_0f0f0f0f";
 registerSecret(KEY);

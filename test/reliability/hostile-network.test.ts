@@ -16,10 +16,10 @@ import { createProgress } from "../../src/io/progress.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import { OutputDir } from "../../src/outdir/output-dir.js";
 import { registerSecret } from "../helpers/cli.js";
+import { startFrontServer } from "../helpers/front-server.js";
+import { makeGlb, type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
-import { startFrontServer } from "./helpers/front-server.js";
 import { finalFiles, run, tempDir } from "./helpers/harness.js";
-import { makeGlb, type RawServer, serveFile, startRawServer } from "./helpers/raw-server.js";
 
 const KEY = "svc_live_N3tworkHostileKeyAbCdEf0123456789_a1b2c3d4";
 registerSecret(KEY);

@@ -16,6 +16,15 @@ import { NetworkError } from "../../src/errors/network-error.js";
 import { HttpClient } from "../../src/http/client.js";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret } from "../helpers/cli.js";
+import {
+  makeGlb,
+  type RawHandler,
+  type RawServer,
+  rawReply,
+  sendApiError,
+  serveFile,
+  startRawServer,
+} from "../helpers/raw-server.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 import {
   envFor,
@@ -27,15 +36,6 @@ import {
   sha256Of,
   tempDir,
 } from "./helpers/harness.js";
-import {
-  makeGlb,
-  type RawHandler,
-  type RawServer,
-  rawReply,
-  sendApiError,
-  serveFile,
-  startRawServer,
-} from "./helpers/raw-server.js";
 
 const KEY = "svc_live_H0stileServerTestKeyAbCdEf0123456_5eed5eed";
 const KEY_BODY = KEY.slice("svc_live_".length, -9);

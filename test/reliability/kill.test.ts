@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { type LaunchedCli, launchCli } from "../helpers/cli.js";
+import { prng } from "../helpers/prng.js";
 import {
   envFor,
   finalFiles,
   finalPathProblem,
   partFiles,
-  prng,
   run,
   sha256,
   sleep,

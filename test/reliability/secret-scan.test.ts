@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
+import { sendApiError, startRawServer } from "../helpers/raw-server.js";
 import { envFor, run, tempDir } from "./helpers/harness.js";
-import { sendApiError, startRawServer } from "./helpers/raw-server.js";
 import { scanTreeForSecrets } from "./helpers/secret-scan.js";
 
 const PLANTED = "svc_live_PlantedPlantedPlantedPlanted01_0badf00d";

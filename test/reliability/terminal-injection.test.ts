@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { Fixture, MockService } from "../../src/mock-server/types.js";
+import { type RawServer, rawReply, startRawServer } from "../helpers/raw-server.js";
 import { envFor, run, tempDir } from "./helpers/harness.js";
-import { type RawServer, rawReply, startRawServer } from "./helpers/raw-server.js";
 
 /** Clears the screen, sets the window title, returns the carriage, reverses the text, opens a C1 CSI, forges a line. */
 const EVIL = "Evil\x1b[2J\x1b]0;pwned\x07\rHidden\u202eeman\u009b31m\u0085\u2066\nforged: all good";

@@ -6,7 +6,7 @@ import {
   parseHead,
   ResponseFramer,
 } from "../../../src/download/fast-body/framing.js";
-import { prng } from "../../reliability/helpers/harness.js";
+import { prng } from "../../helpers/prng.js";
 
 /**
  * The differential guard of the body fast path: thousands of generated and mutated answers,

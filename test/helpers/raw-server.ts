@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { prng } from "./harness.js";
+import { prng } from "./prng.js";
 
 /** One request a {@link RawServer} received. */
 export interface RawRequest {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { tempDir } from "./harness.js";
+import { tempDir } from "./download.js";
 
 /** True when the tests run as root, where file modes do not stop writes. */
 export const IS_ROOT = process.getuid?.() === 0;
