@@ -6,7 +6,6 @@ import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import { systemClock } from "../http/system-clock.js";
-import { makeDirectory } from "../io/mkdir.js";
 import { removeTree } from "../io/remove-tree.js";
 import {
   lstatIfExists,
@@ -16,7 +15,7 @@ import {
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
 import type { Clock } from "../model.js";
-import { ensureStateDir, stateDirOf } from "./state.js";
+import { ensureOutputDir, stateDirOf } from "./state.js";
 
 /** A held directory lock; `release()` is idempotent and never throws. */
 export interface DirLock {
@@ -58,12 +57,7 @@ export const LOCK_POLL_MS = 250;
  * and InterruptedError when `signal` aborts the wait.
  */
 export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promise<DirLock> {
-  try {
-    makeDirectory(dir);
-  } catch (err) {
-    throw fsError(`cannot create directory ${dir}`, err);
-  }
-  ensureStateDir(dir);
+  ensureOutputDir(dir);
   const stateDir = stateDirOf(dir);
   const lockPath = join(stateDir, "lock");
   const ownerPath = join(stateDir, "lock-owner.json");

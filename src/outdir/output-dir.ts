@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { fsError } from "../errors/fs-error.js";
 import { DirSyncBatch } from "../io/durable.js";
-import { makeDirectory } from "../io/mkdir.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { type JournalOp, JournalWriter, removeJournal, replayJournal } from "./journal.js";
 import { acquireDirLock, type DirLock, type LockOptions } from "./lock.js";
 import { checkDestination, pickFileName, recordOf, settleDestination } from "./ownership.js";
 import { type PartialPaths, partialPaths } from "./partial.js";
 import {
-  ensureStateDir,
+  ensureOutputDir,
   type ItemRef,
   readState,
   type StateFile,
@@ -76,12 +74,7 @@ export class OutputDir {
   static async open(dir: string, opts: OpenOptions = {}): Promise<OutputDir> {
     let lock: DirLock | undefined;
     if (opts.lock === false) {
-      try {
-        makeDirectory(dir);
-      } catch (err) {
-        throw fsError(`cannot create directory ${dir}`, err);
-      }
-      ensureStateDir(dir);
+      ensureOutputDir(dir);
     } else {
       lock = await acquireDirLock(dir, opts);
     }

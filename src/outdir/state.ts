@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
+import { makeDirectory } from "../io/mkdir.js";
 import {
   checkPrivateDir,
   ensurePrivateDir,
@@ -100,6 +101,20 @@ export function ensureStateDir(dir: string): void {
     if (err instanceof FileSystemError) throw err;
     throw fsError(`cannot create ${stateDirOf(dir)}`, err);
   }
+}
+
+/**
+ * Creates output directory `dir` (bounded mkdir, parents included) and its `.svc-dl/` (see
+ * {@link ensureStateDir}). Throws what ensureStateDir throws, and an exit-8 error when `dir`
+ * cannot be created.
+ */
+export function ensureOutputDir(dir: string): void {
+  try {
+    makeDirectory(dir);
+  } catch (err) {
+    throw fsError(`cannot create directory ${dir}`, err);
+  }
+  ensureStateDir(dir);
 }
 
 /**
