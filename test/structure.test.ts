@@ -19,7 +19,6 @@ const ALLOWED = new Set([
   "file errors/codes.ts",
   // Being split (HTTP client, transfer, model, library composition root):
   "function download/writer.ts openHashingWriter",
-  "function library/client.ts createClient",
   "upward import http/ -> api/",
   // Being split: the body fast path's exchange (one state machine, differential-tested).
   "function download/fast-body/transport.ts FastBodyTransport.#exchange",

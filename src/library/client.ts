@@ -1,30 +1,16 @@
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { assertSendableKey, isLicenseKey } from "../config/api-key.js";
 import { parseBaseUrl } from "../config/base-url.js";
 import { packageVersion } from "../context.js";
-import { type GetManyDocument, getManyDocument, toJsonDocument } from "../download/document.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
-import { createItemFetcher } from "../install/fetch-item.js";
-import { MANIFEST_FILE } from "../install/manifest.js";
-import type { InstallItemResult } from "../install/types.js";
-import type { GetJsonDocument } from "../model.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { createServices, type Services } from "../services.js";
-import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
-import type { SyncItemResult } from "../sync/types.js";
-import { progressFor } from "./progress.js";
-import type {
-  CallOptions,
-  ClientOptions,
-  DownloadOptions,
-  PacingOptions,
-  RunOptions,
-  SvcDlClient,
-} from "./types.js";
-import { type LibraryRun, type OperationPacing, operationPacing, withRun } from "./unattended.js";
+import { downloadOne, installManifest, type OperationContext, syncDir } from "./operations.js";
+import type { CallOptions, ClientOptions, PacingOptions, SvcDlClient } from "./types.js";
+import { type OperationPacing, operationPacing } from "./unattended.js";
 
 /**
  * Creates a client of the asset download service for Node programs (cli-contract "Library"),
@@ -39,16 +25,7 @@ import { type LibraryRun, type OperationPacing, operationPacing, withRun } from 
  */
 export function createClient(options: ClientOptions): SvcDlClient {
   const baseUrl = parseBaseUrl(String(options.baseUrl), "argument");
-  const apiKey = options.apiKey?.trim();
-  if (apiKey !== undefined && apiKey !== "") {
-    if (isLicenseKey(apiKey)) {
-      throw new UsageError("apiKey is a license key (SVC_…), not an API key", {
-        code: "license_key_as_api_key",
-        hint: "API keys start with svc_live_; license keys work only with `svc-dl legacy get`.",
-      });
-    }
-    assertSendableKey(apiKey, "apiKey");
-  }
+  const apiKey = apiKeyOf(options);
   const network = networkOf(options);
   const userAgent = `svc-dl/${packageVersion()}`;
   const services = (pacing: OperationPacing): Services =>
@@ -95,44 +72,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
     }
   }
 
-  const download = (kind: "pack" | "asset", slug: string, opts: DownloadOptions = {}) =>
-    call(opts, async (services, deadline) => {
-      deadline?.check();
-      const { validateSlug } = await import("../outdir/names.js");
-      validateSlug(slug, `${kind} slug`);
-      const fetcher = createItemFetcher({
-        services: async () => services(),
-        progress: progressFor(opts.onProgress),
-        ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-      });
-      const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
-      const { OutputDir } = await import("../outdir/output-dir.js");
-      const dir = absolute(opts.dir);
-      // a report or metrics file holds the one-slug run document, as `pack get --report` writes
-      const sinks = { file: opts.report, metrics: opts.metrics, command: `${kind} get`, dir };
-      const facts = { deadline: deadline !== undefined };
-      let single: GetJsonDocument | undefined;
-      await withRun({ ...sinks, head: {} }, options.onNotice, async (run) => {
-        run.describe({ document: (items: ManyItems) => getManyDocument(items, facts) });
-        const out = await OutputDir.open(dir, {
-          waitSeconds: opts.waitLock ?? 0,
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          ...(options.clock ? { clock: options.clock } : {}),
-        });
-        try {
-          const result = await fetcher.download({ kind, slug, edition }, out, {
-            force: opts.force === true,
-          });
-          single = toJsonDocument(result);
-          run.settled(single);
-          return getManyDocument([{ ...single }], facts);
-        } finally {
-          await out.close();
-        }
-      });
-      return single as GetJsonDocument;
-    });
-
+  const ctx: OperationContext = { options, call };
   return {
     whoami: (opts = {}) =>
       call({ signal: opts.signal }, async (run) => {
@@ -149,103 +89,25 @@ export function createClient(options: ClientOptions): SvcDlClient {
         const { listAssets } = await import("../api/list-assets.js");
         return listAssets(run().http);
       }),
-    downloadPack: (slug, opts) => download("pack", slug, opts),
-    downloadAsset: (slug, opts) => download("asset", slug, opts),
-    sync: (dir, opts = {}) =>
-      call(opts, async (services, deadline) => {
-        const { runSync } = await import("../sync/run.js");
-        const abs = absolute(dir);
-        const head = { dir: abs };
-        const sinks = { ...runSinks(opts), command: "packs sync", dir: abs, head };
-        const doc = await withRun(sinks, options.onNotice, async (run) => {
-          const { syncDocument } = await import("../sync/summary.js");
-          let filtered = 0;
-          run.describe({
-            document: (items: SyncItemResult[]) =>
-              syncDocument(abs, items, { filtered, deadline: deadline !== undefined }),
-          });
-          const { http, signal } = services();
-          const synced = await runSync(
-            http,
-            {
-              dir: abs,
-              signal,
-              edition: opts.edition ?? "standard",
-              refresh: opts.refresh === true,
-              dryRun: opts.dryRun === true,
-              checksum: opts.checksum === true,
-              waitLock: opts.waitLock ?? 0,
-              extract: opts.extract === true,
-              selection: {
-                include: [...(opts.include ?? [])],
-                exclude: [...(opts.exclude ?? [])],
-                categories: [...(opts.categories ?? [])],
-              },
-              prune: {
-                prune: opts.prune === true,
-                maxDelete: opts.maxDelete ?? DEFAULT_MAX_DELETE,
-                today: new Date().toISOString().slice(0, 10),
-              },
-              ...(deadline ? { deadline } : {}),
-            },
-            progressFor(opts.onProgress),
-            {
-              selected: (selection) => {
-                filtered = selection.left.length;
-              },
-              planned: () => run.begin(),
-              itemFinished: (result) => run.settled(result),
-            },
-          );
-          // stopped part-way by the deadline: the report says so, the call throws it
-          if (deadline && (synced.summary.deferred ?? 0) > 0) throw deadline.error();
-          return synced;
-        });
-        return doc;
-      }),
-    install: (opts = {}) =>
-      call(opts, async (services, deadline) => {
-        const [{ runInstall }, { installDocument }] = await Promise.all([
-          import("../install/run.js"),
-          import("../install/outcome.js"),
-        ]);
-        const cwd = absolute(opts.cwd);
-        const manifest = opts.manifest ?? MANIFEST_FILE;
-        const fetcher = createItemFetcher({
-          services: async () => services(),
-          progress: progressFor(opts.onProgress),
-          ...(options.onNotice ? { onNotice: options.onNotice } : {}),
-        });
-        const manifestPath = isAbsolute(manifest) ? manifest : join(cwd, manifest);
-        const head = { manifest: manifestPath };
-        const sinks = { ...runSinks(opts), command: "install", dir: dirname(manifestPath), head };
-        return withRun(sinks, options.onNotice, async (run) => {
-          deadline?.check();
-          return runInstall(
-            fetcher,
-            {
-              manifestPath,
-              frozen: opts.frozen === true,
-              update: opts.update,
-              cacheDir: typeof opts.cacheDir === "string" ? absolute(opts.cacheDir) : undefined,
-              extract: opts.extract === true,
-              waitLock: opts.waitLock ?? 0,
-              signal: opts.signal,
-              ...(options.clock ? { clock: options.clock } : {}),
-            },
-            {
-              ...(options.onNotice ? { notice: options.onNotice } : {}),
-              planned: (m) =>
-                run.describe({
-                  document: (items: InstallItemResult[]) =>
-                    installDocument(m, items, { deadline: deadline !== undefined }),
-                }),
-              itemFinished: (result) => run.settled(result),
-            },
-          );
-        });
-      }),
+    downloadPack: (slug, opts) => downloadOne(ctx, "pack", slug, opts),
+    downloadAsset: (slug, opts) => downloadOne(ctx, "asset", slug, opts),
+    sync: (dir, opts) => syncDir(ctx, dir, opts),
+    install: (opts) => installManifest(ctx, opts),
   };
+}
+
+/** `apiKey`, trimmed and checked (a license key or a malformed key throws UsageError), or undefined. */
+function apiKeyOf(options: ClientOptions): string | undefined {
+  const apiKey = options.apiKey?.trim();
+  if (apiKey === undefined || apiKey === "") return undefined;
+  if (isLicenseKey(apiKey)) {
+    throw new UsageError("apiKey is a license key (SVC_…), not an API key", {
+      code: "license_key_as_api_key",
+      hint: "API keys start with svc_live_; license keys work only with `svc-dl legacy get`.",
+    });
+  }
+  assertSendableKey(apiKey, "apiKey");
+  return apiKey;
 }
 
 /**
@@ -264,18 +126,6 @@ function networkOf(options: ClientOptions): NetworkSettings {
   proxySettings(network);
   trustedCas(network);
   return network;
-}
-
-type ManyItems = GetManyDocument["items"];
-
-/** The run sinks of a sync or install call (src/library/unattended.ts `withRun`). */
-function runSinks(opts: RunOptions): Pick<LibraryRun, "file" | "metrics" | "onItem"> {
-  return { file: opts.report, metrics: opts.metrics, onItem: opts.onItem };
-}
-
-/** `dir` made absolute against the working directory (default: the working directory). */
-function absolute(dir: string | undefined): string {
-  return resolve(process.cwd(), dir ?? ".");
 }
 
 /** The error of an operation cancelled through its AbortSignal. */
