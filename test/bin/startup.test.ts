@@ -186,6 +186,25 @@ describe("svc-dl start-up", () => {
     expect(set.loaded.some((u) => /\/node_modules\/conf\//.test(u))).toBe(true);
   });
 
+  it("whoami does not load Node's HTTP/2 (the program speaks HTTP/1.1 only)", async () => {
+    const list = join(dir, "builtins.txt");
+    writeFileSync(
+      join(dir, "builtins.cjs"),
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));\n`,
+    );
+    const r = await spawnCli(["whoami"], {
+      env: {
+        SVC_BASE_URL: mock.baseUrl,
+        SVC_API_KEY: mock.apiKey,
+        NODE_OPTIONS: `--require ${join(dir, "builtins.cjs")}`,
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const builtins = readFileSync(list, "utf8").split("\n");
+    expect(builtins).toContain("NativeModule net"); // the list is complete: the request's socket
+    expect(builtins.filter((m) => /http2/.test(m))).toEqual([]);
+  });
+
   it("whoami and pack get load a few bundle files and nothing from node_modules", async () => {
     const env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
     for (const args of [["whoami"], ["pack", "get", "low-poly-forest", "-o", `${dir}/get/`]]) {
