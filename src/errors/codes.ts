@@ -371,7 +371,6 @@ export const CODES = {
   // --- the local file system ---
   // one destination only, not the directory or the disk
   file_exists: local((c) => otherDestination(c), false, "item"),
-  not_ours: local((c) => otherDestination(c), false, "item"),
   special_file: local(
     (c) =>
       c.has("--output")
@@ -395,7 +394,6 @@ export const CODES = {
       : "Check the permissions of the directory and of the files in it.",
   ),
   write_failed: local(null, true),
-  state_unreadable: local("Move the .svc-dl folder away to start a fresh record."),
   unsafe_state_dir: local(
     "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make).",
   ),

@@ -223,6 +223,13 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     expect(example).toBe("500K");
     await succeeds(["--limit-rate", example, "whoami"], opts);
   },
+  invalid_max_duration: async () => {
+    const opts = world();
+    const hint = await hintOf(["--max-duration", "soon", "whoami"], opts, "invalid_max_duration");
+    const example = /like (\S+),/.exec(hint)?.[1] ?? "";
+    expect(example).toBe("90s");
+    await succeeds(["--max-duration", example, "whoami"], opts);
+  },
   foreign_cache_dir: async () => {
     const cache = tempDir();
     writeFileSync(join(cache, "notes.txt"), "not svc-dl's");
@@ -495,10 +502,6 @@ const CANNOT: Partial<Record<ErrorCode, string>> = {
   sync_incomplete: "the outcome of items that failed with their own codes (walked above)",
   get_incomplete: "the outcome of items that failed with their own codes (walked above)",
   install_incomplete: "the outcome of items that failed with their own codes (walked above)",
-  invalid_max_duration:
-    "library only: the CLI's --max-duration is parsed by commander (usage_error)",
-  state_unreadable: "no throw site in this version (an unreadable state file is set aside)",
-  not_ours: "no throw site in this version (the row is kept for library callers)",
   unknown_command: "no hint: the message itself suggests the nearest command",
   no_state: "not an error (exit 0): nothing recorded",
 };
