@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { apiCommand } from "./commands/api/api.js";
 import { assetCommand } from "./commands/asset/index.js";
 import { assetsCommand } from "./commands/assets/index.js";
@@ -19,17 +19,26 @@ import { loadColour } from "./io/colour.js";
 import { durationSeconds } from "./pacing/units.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
 
-/** Commander's parser of `--max-duration`: seconds; a bad value is commander's own usage error. */
-function durationArg(value: string): number {
-  const seconds = durationSeconds(value);
-  if (seconds === undefined) {
-    throw new InvalidArgumentError("give a duration like 90s, 30m, 2h, or a number of seconds");
-  }
-  return seconds;
+/**
+ * Refuses a bad `--max-duration` before the command runs: UsageError `invalid_max_duration`
+ * (exit 2), the code the library gives a bad `maxDuration` (as `--limit-rate` and `limitRate`
+ * share `invalid_limit_rate`).
+ */
+async function checkMaxDuration(cmd: Command): Promise<void> {
+  const text = cmd.optsWithGlobals<{ maxDuration?: string }>().maxDuration;
+  if (text === undefined || durationSeconds(text) !== undefined) return;
+  const { UsageError } = await import("./errors/usage-error.js");
+  throw new UsageError(`--max-duration: ${JSON.stringify(text)} is not a duration`, {
+    code: "invalid_max_duration",
+  });
 }
 
 function globalsFrom(cmd: Command): GlobalOptions {
-  const o = cmd.optsWithGlobals<Partial<GlobalOptions>>();
+  const o = cmd.optsWithGlobals<Partial<Omit<GlobalOptions, "maxDuration">>>();
+  // checked by checkMaxDuration before the action
+  const maxDuration = durationSeconds(
+    cmd.optsWithGlobals<{ maxDuration?: string }>().maxDuration ?? "",
+  );
   return {
     ...DEFAULT_GLOBALS,
     ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
@@ -42,7 +51,7 @@ function globalsFrom(cmd: Command): GlobalOptions {
     ...(o.proxy !== undefined ? { proxy: o.proxy } : {}),
     ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
     waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
-    ...(typeof o.maxDuration === "number" ? { maxDuration: o.maxDuration } : {}),
+    ...(maxDuration !== undefined ? { maxDuration } : {}),
     ...(o.limitRate !== undefined ? { limitRate: o.limitRate } : {}),
   };
 }
@@ -98,7 +107,7 @@ function addGlobalOptions(program: Command): Command {
       new Option(
         "--max-duration <duration>",
         "stop starting items after this long (90s, 30m, 2h or seconds); exit 10, partial data kept",
-      ).argParser(durationArg),
+      ),
     )
     .addOption(
       new Option(
@@ -169,7 +178,10 @@ export function buildProgram(
       .version(ctx.version, "-V, --version", "print the svc-dl version")
       .helpOption("-h, --help", "show help for a command")
       // chalk loads only when a command runs, never for --help/--version (start-up time)
-      .hook("preAction", () => loadColour()),
+      .hook("preAction", async (_program, action) => {
+        await loadColour();
+        await checkMaxDuration(action);
+      }),
   ).addHelpText("after", PROGRAM_HELP);
   for (const command of COMMANDS) program.addCommand(command(open));
   applySettings(program, ctx, onCommanderError);

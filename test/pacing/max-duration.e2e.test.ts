@@ -83,6 +83,22 @@ describe("--max-duration", () => {
     expect(doc.summary.deferred).toBeUndefined();
   });
 
+  it("a value that is no duration: exit 2, invalid_max_duration as the library says, no request", async () => {
+    for (const value of ["soon", "0", "-5m"]) {
+      const r = await runCli(["--json", `--max-duration=${value}`, "packs", "sync", tempDir()], {
+        env: env(),
+      });
+      expect(r.code).toBe(2);
+      const { error } = JSON.parse(r.stderr.trim().split("\n").at(-1) ?? "") as {
+        error: { code: string; message: string; hint: string };
+      };
+      expect(error.code).toBe("invalid_max_duration");
+      expect(error.message).toBe(`--max-duration: ${JSON.stringify(value)} is not a duration`);
+      expect(error.hint).toContain("90s, 30m, 2h");
+    }
+    expect(shared.mock.requests).toHaveLength(0);
+  });
+
   it("a 429 wait of the listing longer than the window ends at the deadline (exit 10)", async () => {
     shared.mock.set({ faults: { rateLimited: { count: 1, retryAfter: 120 } } });
     const start = clock.now();
