@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { partialPaths } from "../../src/outdir/partial.js";
-import { launchCli, runCli } from "../helpers/cli.js";
+import { type LaunchedCli, launchCli, runCli } from "../helpers/cli.js";
 import { cdnRequests, envFor, sha256Of, tempDir } from "../helpers/download.js";
+import { whenInDir } from "../helpers/wait.js";
 
 const SIZE = 512 * 1024;
 const SLUG = "low-poly-forest";
@@ -167,18 +168,14 @@ describe("resume", () => {
 });
 
 describe("interruption", () => {
-  async function waitForPartial(dir: string, minBytes: number): Promise<void> {
+  /** Resolves once `run` has written `minBytes` of partial data; rejects if it ends first. */
+  function waitForPartial(dir: string, minBytes: number, run: LaunchedCli): Promise<void> {
     const paths = partialPaths(dir, { kind: "pack", slug: SLUG, edition: "standard" });
-    // Up to 30 s: a loaded CI machine can take seconds to start the CLI.
-    for (let i = 0; i < 1200; i++) {
-      try {
-        if (statSync(paths.data).size >= minBytes) return;
-      } catch {
-        // not there yet
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("no partial data appeared");
+    return whenInDir(
+      dirname(paths.data),
+      () => (statSync(paths.data, { throwIfNoEntry: false })?.size ?? 0) >= minBytes,
+      { what: `${minBytes} bytes of partial data`, until: run.done },
+    );
   }
 
   it("SIGKILL mid-download, then a re-run resumes to a byte-identical file", async () => {
@@ -186,7 +183,7 @@ describe("interruption", () => {
     const dir = tempDir();
     mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
     const run = launchCli(["pack", "get", SLUG], { cwd: dir, env: envFor(mock) });
-    await waitForPartial(dir, 64 * 1024);
+    await waitForPartial(dir, 64 * 1024, run);
     run.child.kill("SIGKILL");
     const killed = await run.done;
     expect(killed.signal).toBe("SIGKILL");
@@ -211,7 +208,7 @@ describe("interruption", () => {
       const dir = tempDir();
       mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
       const run = launchCli(["pack", "get", SLUG], { cwd: dir, env: envFor(mock) });
-      await waitForPartial(dir, 64 * 1024);
+      await waitForPartial(dir, 64 * 1024, run);
       run.child.kill(signal);
       const result = await run.done;
       expect(result.code).toBe(exitCode);

@@ -8,6 +8,7 @@ import { acquireDirLock } from "../../src/outdir/lock.js";
 import { launchCli, runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
 import { envFor, tempDir } from "../helpers/download.js";
+import { whenInDir } from "../helpers/wait.js";
 
 let mock: MockService;
 beforeAll(async () => {
@@ -43,9 +44,10 @@ describe("directory lock", () => {
     try {
       const first = launchCli(["pack", "get", "low-poly-forest"], { cwd: dir, env: envFor(mock) });
       const firstDone = first.done.then((r) => r.code);
-      for (let i = 0; i < 200 && !existsSync(join(dir, ".svc-dl", "lock")); i++) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await whenInDir(join(dir, ".svc-dl"), () => existsSync(join(dir, ".svc-dl", "lock")), {
+        what: "the first run's lock",
+        until: first.done,
+      });
       const second = await runCli(["pack", "get", "sci-fi-props", "--json"], {
         env: envFor(mock),
         cwd: dir,

@@ -6,6 +6,7 @@ import type { MockService, RequestLogEntry } from "../../src/mock-server/types.j
 import { acquireDirLock } from "../../src/outdir/lock.js";
 import { launchCli, runCli } from "../helpers/cli.js";
 import { type SyncDoc, startSyncMock } from "../helpers/sync.js";
+import { whenInDir } from "../helpers/wait.js";
 
 /** `packs sync` failures (cli-contract "packs sync"): item-level goes on, account-level stops, locks. */
 
@@ -50,12 +51,14 @@ function snapshot(dir: string): string[] {
   return out;
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+/** Bytes in the largest partial data file (`.svc-dl/*.part`) under `dir`; -1 when there is none. */
+function partBytes(dir: string): number {
+  const stateDir = join(dir, ".svc-dl");
+  if (!existsSync(stateDir)) return -1;
+  const sizes = readdirSync(stateDir)
+    .filter((n) => n.endsWith(".part"))
+    .map((n) => statSync(join(stateDir, n), { throwIfNoEntry: false })?.size ?? -1);
+  return Math.max(-1, ...sizes);
 }
 
 describe("packs sync: item-level failures", () => {
@@ -134,7 +137,10 @@ describe("packs sync: account-level failures stop the run", () => {
     mock.set({ faults: { throttleBytesPerSecond: 64 * 1024 } });
     mock.clearLog();
     const run = runCli(["packs", "sync", dir], { env });
-    await until(() => downloadRequests().length > 0, "the first download request");
+    await whenInDir(join(dir, ".svc-dl"), () => partBytes(dir) >= 0, {
+      what: "the first pack's transfer",
+      until: run,
+    });
     mock.revokeKey(mock.apiKey);
     const r = await run;
     expect(r.code).toBe(3);
@@ -187,7 +193,10 @@ describe("packs sync: the directory lock", () => {
     // machine; the throttle is lifted once the second run has answered.
     mock.set({ faults: { throttleBytesPerSecond: 2 * 1024 } });
     const first = runCli(["packs", "sync", dir, "--json"], { env });
-    await until(() => existsSync(join(dir, ".svc-dl", "lock")), "the first run's lock");
+    await whenInDir(join(dir, ".svc-dl"), () => existsSync(join(dir, ".svc-dl", "lock")), {
+      what: "the first run's lock",
+      until: first,
+    });
     const second = await runCli(["packs", "sync", dir, "--json"], { env });
     mock.set({ faults: {} });
     expect(second.code).toBe(8);
@@ -207,14 +216,10 @@ describe("packs sync: interruption", () => {
     mock.set({ packSize: 3 * 1024 * 1024, faults: { throttleBytesPerSecond: 1024 * 1024 } });
     mock.clearLog();
     const run = launchCli(["packs", "sync", dir], { env: { ...env, NO_COLOR: "1" } });
-    const hasPart = (): boolean =>
-      existsSync(join(dir, ".svc-dl")) &&
-      readdirSync(join(dir, ".svc-dl")).some(
-        (n) =>
-          n.endsWith(".part") &&
-          (statSync(join(dir, ".svc-dl", n), { throwIfNoEntry: false })?.size ?? 0) > 0,
-      );
-    await until(hasPart, "partial data");
+    await whenInDir(join(dir, ".svc-dl"), () => partBytes(dir) > 0, {
+      what: "partial data",
+      until: run.done,
+    });
     run.child.kill("SIGINT");
     const stopped = await run.done;
     expect(stopped.code).toBe(130);
