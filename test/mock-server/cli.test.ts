@@ -50,6 +50,8 @@ interface Run {
   stdout: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
+  /** Resolves once `cond` holds, re-checked on each output; rejects if the process exits first. */
+  when: (cond: () => boolean) => Promise<void>;
 }
 
 function start(args: string[]): Run {
@@ -58,28 +60,42 @@ function start(args: string[]): Run {
   });
   let out = "";
   let err = "";
+  const waiters = new Set<() => void>();
+  const output = (): void => {
+    for (const w of waiters) w();
+  };
   child.stdout?.on("data", (c: Buffer) => {
     out += c.toString("utf8");
+    output();
   });
   child.stderr?.on("data", (c: Buffer) => {
     err += c.toString("utf8");
+    output();
   });
   const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
-
-async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error("timeout");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  // after "close" no more output can come
+  const closed = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+  const when = (cond: () => boolean): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const check = (): void => {
+        if (!cond()) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+      void closed.then((code) => {
+        check();
+        if (waiters.delete(check)) reject(new Error(`svc-dl-mock exited (${code}) first`));
+      });
+    });
+  return { child, stdout: () => out, stderr: () => err, exit, when };
 }
 
 describe("svc-dl-mock CLI", () => {
   it("prints exactly two lines to stdout, serves, and exits 0 on SIGTERM", async () => {
     const run = start(["--read-quota", "5", "--window", "7"]);
-    await until(() => run.stdout().split("\n").length >= 3);
+    await run.when(() => run.stdout().split("\n").length >= 3);
     const lines = run.stdout().split("\n");
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe("");
@@ -93,7 +109,7 @@ describe("svc-dl-mock CLI", () => {
     await r.arrayBuffer();
     expect(run.stderr()).toContain("SVC_LICENSE_KEY=SVC_");
     // the banner names the fixture by a path that works from any directory
-    await until(() => run.stderr().includes("(see "));
+    await run.when(() => run.stderr().includes("(see "));
     const shown = /\(see (.+)\)\n/.exec(run.stderr())?.[1] ?? "";
     expect(shown).toBe(join(root, "fixtures/default.json"));
     expect(readFileSync(shown, "utf8")).toContain('"demo"');
@@ -119,7 +135,7 @@ describe("svc-dl-mock CLI", () => {
       "3",
       "--log",
     ]);
-    await until(() => run.stdout().split("\n").length >= 3);
+    await run.when(() => run.stdout().split("\n").length >= 3);
     const [b, k] = run.stdout().split("\n");
     const base = b?.slice(13) ?? "";
     const key = k?.slice(12) ?? "";
@@ -128,7 +144,7 @@ describe("svc-dl-mock CLI", () => {
     });
     expect(r.status).toBe(200);
     expect((await r.arrayBuffer()).byteLength).toBe(4096);
-    await until(() => run.stderr().includes("cdn GET"));
+    await run.when(() => run.stderr().includes("cdn GET"));
     expect(run.stderr()).toContain(`(see ${file})`);
     run.child.kill("SIGINT");
     expect(await run.exit).toBe(0);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -99,16 +99,19 @@ describe("svc-dl packs sync --refresh", () => {
     try {
       const run = runCli(["packs", "sync", dir, "--refresh", "--json"], { env });
       // The old file is replaced only once the new one is complete: it is always one or the other.
+      // Looked at on every change in the directory (a write in place, a rename over it).
       const seen = new Set<string>();
-      let settled = false;
-      void run.finally(() => {
-        settled = true;
-      });
-      while (!settled) {
-        seen.add(sha256Of(join(dir, old.filename)));
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const r = await run;
+      const look = (): void => {
+        try {
+          seen.add(sha256Of(join(dir, old.filename)));
+        } catch (e) {
+          seen.add(`unreadable: ${(e as NodeJS.ErrnoException).code}`);
+        }
+      };
+      const watcher = watch(dir, look);
+      look();
+      const r = await run.finally(() => watcher.close());
+      look();
       expect(r.code).toBe(0);
       for (const sha of seen) expect([old.sha256, fresh.sha256]).toContain(sha);
       const doc = JSON.parse(r.stdout) as SyncDoc;
