@@ -19,6 +19,8 @@ export interface HintContext {
   exists(command: string): boolean;
   /** True when this flag was given on the command line of the run (`"--edition"`). */
   given(flag: string): boolean;
+  /** The kind of the item at hand, for the hint of one item of a run over several (`install`). */
+  readonly item?: "pack" | "asset";
 }
 
 /** A hint: fixed text, or text built for the command at hand; null when there is no next step. */
@@ -63,7 +65,7 @@ const WRITES_FILES = new Set([
 
 /** Where to look up a slug for the command at hand. */
 function slugSource(c: HintContext): string {
-  const assets = c.command.startsWith("asset") || c.given("--asset");
+  const assets = c.item ? c.item === "asset" : c.command.startsWith("asset") || c.given("--asset");
   if (assets) {
     return c.exists("assets list")
       ? "`svc-dl assets list` shows the assets you can download"

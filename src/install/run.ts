@@ -238,7 +238,7 @@ async function settleItem(
         bytes: null,
         sha256: null,
         source: null,
-        error: itemError(err, ctx.hints),
+        error: itemError(err, ctx.hints, item.kind),
       },
     };
   }

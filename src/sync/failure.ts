@@ -29,15 +29,20 @@ export function classifyFailure(err: unknown, edition: PackEdition): FailureHand
 /**
  * The `error` member of a failed item: code, message, HTTP status, request id (null when none)
  * and `hint`, the item's next step: the thrower's own, else the error table's for the code,
- * rendered for the command at hand `c` (src/errors/format.ts `hintFor`); null when none.
+ * rendered for the command at hand `c` and the item's `kind` (src/errors/format.ts `hintFor`);
+ * null when none.
  */
-export function itemError(err: SvcError, c: HintContext = NO_COMMAND): SyncItemError {
+export function itemError(
+  err: SvcError,
+  c: HintContext = NO_COMMAND,
+  kind?: "pack" | "asset",
+): SyncItemError {
   return {
     code: err.code,
     message: err.message,
     http_status: err.httpStatus,
     request_id: err.requestId,
-    hint: hintFor(err, c),
+    hint: hintFor(err, kind ? { ...c, item: kind } : c),
   };
 }
 

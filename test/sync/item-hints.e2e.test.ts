@@ -114,6 +114,18 @@ describe("install: each failed item shows its own hint", () => {
   });
 });
 
+describe("install: an asset's hint names the assets' list", () => {
+  it("an asset of a pack not owned points at `svc-dl assets list`, a pack at `packs list`", async () => {
+    const p = makeProject({ dir: "out", packs: ["space-station"], assets: ["station-airlock"] });
+    const r = await install(shared.mock, p, ["--no-cache"]);
+    expect(r.code).toBe(1);
+    const [pack, asset] = (JSON.parse(r.stdout) as Doc).items;
+    expect(pack?.error).toMatchObject({ code: "not_entitled", hint: NOT_ENTITLED });
+    expect(asset?.error?.code).toBe("not_entitled");
+    expect(asset?.error?.hint).toContain("`svc-dl assets list` shows the assets you can download");
+  });
+});
+
 describe("pack get with several slugs: each failed item shows its own hint", () => {
   it("rendered for pack get (its --force and -o), under the item's line and in --json", async () => {
     const dir = tempDir();

@@ -162,7 +162,7 @@ async function getMany(
         if (services.signal?.aborted) throw err;
         if (classifyFailure(err, item.edition ?? "standard") === "stop") throw err;
         const { code } = err as SvcError;
-        const error = itemError(err as SvcError, session.hints);
+        const error = itemError(err as SvcError, session.hints, item.kind);
         const entry: FailedItem = { ...item, status: "failed", error };
         failed.push(entry);
         items.push({ ...entry });

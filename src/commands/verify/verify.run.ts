@@ -216,7 +216,7 @@ async function repairAll(
       { out, progress, signal, onNotice: (l) => reporter.info(l) },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
-        const error = itemError(toSvcError(err), session.hints);
+        const error = itemError(toSvcError(err), session.hints, item.record.kind);
         failed.set(item.path, error);
         reporter.warn(error.code as WarningCode, `cannot repair ${item.path}: ${error.message}`);
         if (error.hint) reporter.hint(error.hint);
