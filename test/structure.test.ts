@@ -20,9 +20,6 @@ const ALLOWED = new Set([
   // Being split (HTTP client, transfer, model, library composition root):
   "function download/writer.ts openHashingWriter",
   "upward import http/ -> api/",
-  // Being split: the body fast path's exchange (one state machine, differential-tested).
-  "function download/fast-body/transport.ts FastBodyTransport.#exchange",
-  "function download/fast-body/transport.ts FastBodyTransport.#exchange/<anonymous>",
   // Being moved: the terminal escaper is used by the error printer; deferred items by sync.
   "upward import errors/ -> io/",
   "upward import sync/ -> run/",
