@@ -1,31 +1,17 @@
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { MockService } from "../../../src/mock-server/index.js";
 import { type CliResult, registerSecret, runCli, spawnCli } from "../../helpers/cli.js";
+import { sha256, sha256Of, tempDir } from "../../helpers/files.js";
 import { scanTreeForSecrets } from "./secret-scan.js";
 
-/** A fresh empty directory for one test (real, under the OS temp dir). */
-export function tempDir(prefix = "svc-dl-rel-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { sha256, sha256Of, tempDir };
 
 /** Environment pointing the CLI at `mock` with its demo API key; registers both demo keys as secrets. */
 export function envFor(mock: MockService): Record<string, string> {
   registerSecret(mock.apiKey);
   registerSecret(mock.licenseKey);
   return { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
-}
-
-/** Lower-case hex SHA-256 of a file's bytes. */
-export function sha256Of(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
-}
-
-/** Lower-case hex SHA-256 of a buffer. */
-export function sha256(data: Buffer): string {
-  return createHash("sha256").update(data).digest("hex");
 }
 
 /** Every path under `root` (files, directories, symlinks), relative, sorted; `[]` when absent. */
@@ -160,11 +146,6 @@ export function finalPathProblem(dir: string, goodSha256: readonly string[]): st
     if (sha256(bytes) !== item.sha256) return `${name}: recorded hash differs from the bytes`;
   }
   return undefined;
-}
-
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 /**
