@@ -61,6 +61,76 @@ export function openHashingWriter(
   tuning: WriterTuning = DEFAULT_TUNING,
 ): HashingFileWriter {
   const hash = createHash("sha256");
+  const sink = openSink(path, resumeFrom, hash, tuning);
+  // Chunks are borrowed (src/http/response-body.ts): copied into one reused buffer, written
+  // once per batch; a large chunk arriving with the buffer empty is written straight from it.
+  const slab = Buffer.allocUnsafeSlow(tuning.batchBytes);
+  let fill = 0;
+  let closed = false;
+  let lastFlushAt = Date.now();
+
+  const flush = (): void => {
+    lastFlushAt = Date.now();
+    if (fill === 0) return;
+    const length = fill;
+    fill = 0;
+    sink.writeAll(slab, length);
+  };
+
+  return {
+    get bytes() {
+      return sink.position + fill;
+    },
+    write(chunk) {
+      hash.update(chunk);
+      if (fill === 0 && chunk.length >= slab.length >>> 2) {
+        lastFlushAt = Date.now();
+        sink.writeAll(chunk, chunk.length);
+        return;
+      }
+      for (let from = 0; from < chunk.length; ) {
+        const n = Math.min(slab.length - fill, chunk.length - from);
+        chunk.copy(slab, fill, from, from + n);
+        fill += n;
+        from += n;
+        if (fill === slab.length) flush();
+      }
+      if (fill > 0 && Date.now() - lastFlushAt >= tuning.maxDelayMs) flush();
+    },
+    flush,
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        flush();
+      } finally {
+        sink.close();
+      }
+    },
+    settled: () => sink.settled(),
+    digest() {
+      return hash.digest("hex");
+    },
+  };
+}
+
+/** The file side of a {@link HashingFileWriter}: positional writes and background syncs. */
+interface FileSink {
+  /** Bytes in the file so far (the kept part plus every write). */
+  position: number;
+  /** Writes `data[0, length)` at `position`; throws FileSystemError (exit 8). */
+  writeAll(data: Buffer, length: number): void;
+  /** Closes the fd once a queued background `fdatasync` returns. */
+  close(): void;
+  /** Waits for a queued background `fdatasync`; throws FileSystemError (exit 8) if it failed. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Opens the fd of {@link openHashingWriter} (hashing the kept part into `hash` when resuming)
+ * and wraps it with its background syncs. Throws FileSystemError (exit 8).
+ */
+function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTuning): FileSink {
   let fd: number;
   try {
     fd = openSync(path, resumeFrom > 0 ? "r+" : "w");
@@ -82,61 +152,21 @@ export function openHashingWriter(
     tuning.syncEveryBytes ?? SYNC_EVERY_BYTES,
     tuning.fs,
   );
-  // Chunks are borrowed (src/http/response-body.ts): copied into one reused buffer, written
-  // once per batch; a large chunk arriving with the buffer empty is written straight from it.
-  const slab = Buffer.allocUnsafeSlow(tuning.batchBytes);
-  let fill = 0;
-  let closed = false;
-  let lastFlushAt = Date.now();
-
-  const writeAll = (data: Buffer, length: number): void => {
-    try {
-      let done = 0;
-      while (done < length) done += writeSync(fd, data, done, length - done, position + done);
-    } catch (err) {
-      throw fsError(`cannot write ${path}`, err);
-    }
-    position += length;
-    sync.wrote(position);
-  };
-  const flush = (): void => {
-    lastFlushAt = Date.now();
-    if (fill === 0) return;
-    const length = fill;
-    fill = 0;
-    writeAll(slab, length);
-  };
-
-  return {
-    get bytes() {
-      return position + fill;
-    },
-    write(chunk) {
-      hash.update(chunk);
-      if (fill === 0 && chunk.length >= slab.length >>> 2) {
-        lastFlushAt = Date.now();
-        writeAll(chunk, chunk.length);
-        return;
-      }
-      for (let from = 0; from < chunk.length; ) {
-        const n = Math.min(slab.length - fill, chunk.length - from);
-        chunk.copy(slab, fill, from, from + n);
-        fill += n;
-        from += n;
-        if (fill === slab.length) flush();
-      }
-      if (fill > 0 && Date.now() - lastFlushAt >= tuning.maxDelayMs) flush();
-    },
-    flush,
-    close() {
-      if (closed) return;
-      closed = true;
+  const sink: FileSink = {
+    position,
+    writeAll(data, length) {
       try {
-        flush();
-      } finally {
-        sync.close();
+        let done = 0;
+        while (done < length) {
+          done += writeSync(fd, data, done, length - done, sink.position + done);
+        }
+      } catch (err) {
+        throw fsError(`cannot write ${path}`, err);
       }
+      sink.position += length;
+      sync.wrote(sink.position);
     },
+    close: () => sync.close(),
     async settled() {
       try {
         await sync.settled();
@@ -144,10 +174,8 @@ export function openHashingWriter(
         throw fsError(`cannot write ${path}`, err);
       }
     },
-    digest() {
-      return hash.digest("hex");
-    },
   };
+  return sink;
 }
 
 /** Hashes the first `length` bytes of `fd`; returns the bytes actually present (≤ length). */
