@@ -70,16 +70,6 @@ export const PaginationSchema = z.looseObject({
 });
 export type Pagination = z.infer<typeof PaginationSchema>;
 
-/** The spec's error object (`{error:{code,message,request_id}}`, spec "Errors"). */
-export const ErrorBodySchema = z.looseObject({
-  error: z.looseObject({
-    code: z.string().min(1),
-    message: z.string(),
-    request_id: z.string().optional(),
-  }),
-});
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
-
 /** `{ data: T }` envelope of every successful JSON response. */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.looseObject({ data });

@@ -1,9 +1,20 @@
-import type { z } from "zod";
-import { ErrorBodySchema } from "../api/schemas.js";
+import { z } from "zod";
 import { ApiError } from "../errors/api-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { headerValue, type ResponseHeaders } from "./response-body.js";
+
+/**
+ * The spec's error object (`{error:{code,message,request_id}}`, spec "Errors"). It lives with
+ * the HTTP client that reads every error answer; the resource schemas are in src/api/schemas.ts.
+ */
+const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({
+    code: z.string().min(1),
+    message: z.string(),
+    request_id: z.string().optional(),
+  }),
+});
 
 /** What a body check needs of a response. */
 interface Answer {
