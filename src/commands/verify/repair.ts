@@ -14,6 +14,8 @@ export interface RepairOptions {
   onNotice?: (line: string) => void;
   /** The run's abort signal: a download and a re-hash stop at it. */
   signal?: AbortSignal | undefined;
+  /** Called before each repair starts; throws to start no more (the `--max-duration` gate). */
+  beforeRepair?: () => void;
 }
 
 /**
@@ -22,23 +24,26 @@ export interface RepairOptions {
  * checks size, format and SHA-256), one at a time; then verifies it again. Returns the items in
  * the same order with `repaired` for those that now verify, the new verdict otherwise. Throws
  * the engine's errors for failures that concern every item (account-level API errors,
- * interruption, local file-system errors); an item-level failure leaves that item as it was.
+ * interruption, the deadline, local file-system errors) and what `beforeRepair` throws; an
+ * item-level failure leaves that item as it was. `done` receives each item once it is final, in
+ * order, so that after a throw `done[done.length]` is the item that was being repaired.
  */
 export async function repairItems(
   client: HttpClient,
   items: readonly VerifyItem[],
   opts: RepairOptions,
   onItemError: (item: VerifyItem, err: unknown) => "continue" | "stop",
+  done: VerifyItem[] = [],
 ): Promise<VerifyItem[]> {
-  const result: VerifyItem[] = [];
   for (const item of items) {
     if (item.status === "ok") {
-      result.push(item);
+      done.push(item);
       continue;
     }
-    result.push(await repairOne(client, item.record, item, opts, onItemError));
+    opts.beforeRepair?.();
+    done.push(await repairOne(client, item.record, item, opts, onItemError));
   }
-  return result;
+  return done;
 }
 
 async function repairOne(

@@ -29,7 +29,9 @@ export interface VerifyOptions extends RunOutputFlags {
  * `--json`: {@link verifyDocument}. With `--repair`, changed and missing items are downloaded
  * again (network and key needed), then verified; with `--forget-missing` the records of missing
  * files are dropped (`forgotten`). A run of the run layer (src/run/): `--report`, `--metrics`,
- * `--on-item` (after each item's verdict is final), the plain-log header and time stamps.
+ * `--on-item` (after each item's verdict is final), the plain-log header and time stamps;
+ * with `--max-duration`, files not hashed and repairs not finished at the deadline are
+ * `deferred` (the repair stopped at it with `error` `deadline_reached`), exit 10.
  * Sets exit 1 when any file is still changed or missing; nothing recorded in an existing DIR is
  * exit 0 ("nothing recorded"). Throws UsageError `dir_not_found` (exit 2) when DIR does not
  * exist or is not a directory, FileSystemError `unsafe_state_dir` (exit 8), and with
@@ -77,32 +79,17 @@ async function verifyInto(
   let items = await verifyDir(inspected, early, session.ctx.signal, () => gate.defers());
   if (gate.stopped || (items.some(fixes) && gate.defers())) {
     // --max-duration: files not hashed yet are deferred; no repair starts after the deadline
-    for (const item of items) if (fixes(item)) settle(item);
+    for (const item of items) {
+      if (repair && fixes(item)) run.settled(deferredItem(dir, item.record, null));
+      else if (fixes(item)) settle(item);
+    }
     for (const record of inspected.records().slice(items.length)) {
       run.settled(deferredItem(dir, record));
     }
     throw gate.stopped;
   }
   if (items.some(fixes)) {
-    const { globals, reporter, ctx } = session;
-    const out = await OutputDir.open(dir, {
-      waitSeconds: globals.waitLock,
-      onWait: (l) => reporter.info(l),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-      clock: ctx.clock,
-    });
-    try {
-      const fixed = failed
-        ? await repairAll(session, out, items, failed)
-        : forgetMissing(out, items);
-      await out.flush(); // a record reported forgotten is gone from the disk (throws exit 8)
-      fixed.forEach((item, i) => {
-        if (fixes(items[i] as VerifyItem)) settle(item);
-      });
-      items = fixed;
-    } finally {
-      await out.close();
-    }
+    items = await fixAll(session, dir, items, { failed, gate, fixes, settle, run });
   }
   const doc = run.complete(verifyDocument(dir, items.map(documentItem), facts));
   const bad = doc.summary.changed + doc.summary.missing;
@@ -155,11 +142,79 @@ export function verifyDocument(
   return { dir, items, summary };
 }
 
-/** A recorded file `--max-duration` left for the next run. */
-function deferredItem(dir: string, record: StateItem): VerifyDocumentItem {
+/**
+ * A recorded file `--max-duration` left for the next run; with `--repair`, `error` is the
+ * deadline error when its repair was running at the deadline, null when it never started.
+ */
+function deferredItem(
+  dir: string,
+  record: StateItem,
+  error?: SyncItemError | null,
+): VerifyDocumentItem {
   const { kind, slug, edition } = record;
   const path = join(dir, record.file);
-  return { path, status: "deferred", sha256: null, bytes: null, kind, slug, edition };
+  const item = { path, status: "deferred" as const, sha256: null, bytes: null, kind, slug };
+  return error === undefined ? { ...item, edition } : { ...item, edition, error };
+}
+
+/** What {@link fixAll} needs of the run. */
+interface FixContext {
+  /** `--repair`: the error of each item whose repair failed, by path; undefined to forget. */
+  failed: Map<string, SyncItemError> | undefined;
+  gate: DeferralGate;
+  fixes: (item: VerifyItem) => boolean;
+  settle: (item: VerifyItem) => void;
+  run: RunRecorder;
+}
+
+/**
+ * Repairs (`--repair`) or forgets (`--forget-missing`) the items `c.fixes` selects, DIR locked,
+ * settling each once its verdict is final; returns every item with its final verdict. A
+ * deadline reached during the repairs settles the repairs done, the one stopped at the
+ * deadline and those not started (both `deferred`), then throws the DeadlineError.
+ */
+async function fixAll(
+  session: Session,
+  dir: string,
+  items: VerifyItem[],
+  c: FixContext,
+): Promise<VerifyItem[]> {
+  const { globals, reporter, ctx } = session;
+  const out = await OutputDir.open(dir, {
+    waitSeconds: globals.waitLock,
+    onWait: (l) => reporter.info(l),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    clock: ctx.clock,
+  });
+  const done: VerifyItem[] = [];
+  let notStarted = false;
+  const beforeRepair = (): void => {
+    notStarted = c.gate.defers();
+    if (c.gate.stopped) throw c.gate.stopped;
+  };
+  try {
+    const fixed = c.failed
+      ? await repairAll(session, out, items, c.failed, { done, beforeRepair })
+      : forgetMissing(out, items);
+    await out.flush(); // a record reported forgotten is gone from the disk (throws exit 8)
+    fixed.forEach((item, i) => {
+      if (c.fixes(items[i] as VerifyItem)) c.settle(item);
+    });
+    return fixed;
+  } catch (err) {
+    const stopped = c.gate.stop(err); // anything but the deadline is rethrown as is
+    items.forEach((item, i) => {
+      if (!c.fixes(item)) return;
+      if (i < done.length) c.settle(done[i] as VerifyItem);
+      else {
+        const running = i === done.length && !notStarted;
+        c.run.settled(deferredItem(dir, item.record, running ? itemError(stopped) : null));
+      }
+    });
+    throw stopped;
+  } finally {
+    await out.close();
+  }
 }
 
 /** The document item of `i`; with `failed` (`--repair`), its `error` (null when none). */
@@ -205,15 +260,17 @@ async function repairAll(
   out: OutputDir,
   items: VerifyItem[],
   failed: Map<string, SyncItemError>,
+  stop: { done: VerifyItem[]; beforeRepair: () => void },
 ): Promise<VerifyItem[]> {
   const { reporter } = session;
   const { http: client, signal } = await session.services();
   const progress = await session.progress();
   try {
+    const onNotice = (l: string) => reporter.info(l);
     return await repairItems(
       client,
       items,
-      { out, progress, signal, onNotice: (l) => reporter.info(l) },
+      { out, progress, signal, onNotice, beforeRepair: stop.beforeRepair },
       (item, err) => {
         if (classifyFailure(err, "standard") === "stop") return "stop";
         const error = itemError(toSvcError(err), session.hints, item.record.kind);
@@ -222,6 +279,7 @@ async function repairAll(
         if (error.hint) reporter.hint(error.hint);
         return "continue";
       },
+      stop.done,
     );
   } finally {
     progress.stop();
