@@ -45,9 +45,10 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
   } catch (thrown) {
     if (thrown instanceof CommanderError && HELP_CODES.has(thrown.code)) return 0;
     // loaded only on the error path: `--help` and a successful run never need them
-    const [{ formatErrorForHumans, jsonErrorDocument, toSvcError }, { UsageError }, colour] =
+    const [{ jsonErrorDocument, toSvcError }, { formatErrorForHumans }, { UsageError }, colour] =
       await Promise.all([
         import("./errors/format.js"),
+        import("./io/error-lines.js"),
         import("./errors/usage-error.js"),
         import("./io/colour.js"),
       ]);
