@@ -3,12 +3,13 @@
  * partial data is kept with its ETag, the resume's Content-Range total fixes the size, and a
  * 416 `bytes *\/N` with N = the bytes on disk completes the file without downloading again.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { partialPaths } from "../../src/outdir/partial.js";
 import { launchCli, registerSecret } from "../helpers/cli.js";
 import { makeGlb, type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
+import { whenInDir } from "../helpers/wait.js";
 import { run, sha256, sha256Of, tempDir } from "../reliability/helpers/harness.js";
 
 const KEY = "svc_live_ChunkedResumeKeyAbCdEf0123456789_c0ffee00";
@@ -58,14 +59,11 @@ describe("chunked downloads resume", () => {
     const env = { SVC_BASE_URL: s.url, SVC_API_KEY: KEY };
     const cli = launchCli(["asset", "get", SLUG], { env, cwd: dir });
     const paths = partialPaths(dir, ITEM);
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (existsSync(paths.data) && statSync(paths.data).size >= 64 * 1024) {
-          clearInterval(poll);
-          resolve();
-        }
-      }, 10);
-    });
+    await whenInDir(
+      dirname(paths.data),
+      () => (statSync(paths.data, { throwIfNoEntry: false })?.size ?? 0) >= 64 * 1024,
+      { what: "64 KiB of partial data", until: cli.done },
+    );
     cli.child.kill("SIGKILL");
     await cli.done;
     const meta = JSON.parse(readFileSync(paths.meta, "utf8")) as { etag: string; total: number };
