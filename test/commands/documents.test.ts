@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +13,7 @@ import {
   VerifyDocumentSchema,
 } from "../../src/documents.js";
 import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/files.js";
 import { useMockService } from "../helpers/mock.js";
 
 /**
@@ -22,10 +22,6 @@ import { useMockService } from "../helpers/mock.js";
  */
 
 const shared = useMockService({ packSize: 24 * 1024, assetSize: 8 * 1024 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-docs-"));
-}
 
 function errorLine(stderr: string) {
   const lines = stderr.trim().split("\n");

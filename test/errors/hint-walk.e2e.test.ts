@@ -1,17 +1,9 @@
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, type ErrorCode } from "../../src/errors/codes.js";
 import { type RunCliOptions, runCli, tempConfigDir } from "../helpers/cli.js";
+import { tempDir } from "../helpers/files.js";
 import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { useMockService } from "../helpers/mock.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
@@ -50,10 +42,6 @@ afterAll(async () => {
 /** A world whose service is the https front, no proxy from the environment. */
 function tlsWorld(extra: Record<string, string | undefined> = {}) {
   return world({ SVC_BASE_URL: https.url, NO_PROXY: "", no_proxy: "", ...extra });
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-walk-"));
 }
 
 interface JsonError {

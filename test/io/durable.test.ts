@@ -1,6 +1,5 @@
 import * as fs from "node:fs";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openHashingWriter } from "../../src/download/writer.js";
@@ -12,6 +11,7 @@ import {
   syncDir,
   syncTree,
 } from "../../src/io/durable.js";
+import { tempDir } from "../helpers/files.js";
 
 /** The real file system, with every call recorded as `call:path` (an fd is named by its path). */
 function recordingFs(opts: { holdDatasync?: boolean } = {}) {
@@ -54,10 +54,6 @@ function recordingFs(opts: { holdDatasync?: boolean } = {}) {
     },
   };
   return { fs: rec, calls, held, track: (fd: number, path: string) => paths.set(fd, path) };
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-durable-"));
 }
 
 describe("durableRename", () => {

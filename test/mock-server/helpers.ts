@@ -1,7 +1,7 @@
-/** Helpers for the mock-service tests: HTTP calls against a running mock and a tiny ZIP reader. */
-import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import type { MockService } from "../../src/mock-server/index.js";
+
+export { sha256 } from "../helpers/files.js";
 
 /** Options of `call()`. */
 export interface CallOptions {
@@ -91,11 +91,6 @@ export async function cdnUrlFor(
   const loc = r.headers.get("location");
   if (loc === null) throw new Error("no Location");
   return loc;
-}
-
-/** Lower-case hex SHA-256. */
-export function sha256(buf: Buffer): string {
-  return createHash("sha256").update(buf).digest("hex");
 }
 
 /** One entry read from a ZIP archive. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import type { MockService } from "../../src/mock-server/types.js";
 import { hookEnv, runHook } from "../../src/run/on-item.js";
 import { markdownCell, stepSummaryMarkdown } from "../../src/run/step-summary.js";
 import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/files.js";
 import { install, makeProject } from "../helpers/install.js";
 
 /** --on-item hooks and the GitHub step summary (cli-contract "Operating unattended"). */
@@ -32,10 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock.close();
 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-hooks-"));
-}
 
 describe("--on-item", () => {
   it("runs once per settled item with its JSON, the three variables, the file in place, no key", async () => {

@@ -1,12 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { localIsoTime } from "../../src/run/log-time.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
+import { tempDir } from "../helpers/files.js";
 
 /** Plain logs carry time (cli-contract "Operating unattended"); --refresh says why it fetched. */
 
@@ -29,10 +27,6 @@ afterEach(() => {
   if (savedTz === undefined) delete process.env.TZ;
   else process.env.TZ = savedTz;
 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-plainlog-"));
-}
 
 describe("plain logs", () => {
   it("a run without a terminal begins with a header; each line starts with HH:MM:SS from the clock", async () => {

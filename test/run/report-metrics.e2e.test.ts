@@ -1,18 +1,11 @@
-import {
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/files.js";
 import { install, makeProject } from "../helpers/install.js";
 
 /** --report, --metrics and the partial document (cli-contract "Operating unattended"). */
@@ -34,10 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock.close();
 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-unattended-"));
-}
 
 /** Parsed metrics as `name{labels}` → value, through a real exposition-format parser. */
 function samples(text: string): Map<string, number> {

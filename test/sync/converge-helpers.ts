@@ -1,7 +1,9 @@
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
+import { sha256Of } from "../helpers/files.js";
+
+export { sha256Of };
 
 /** What a convergence row knows: the directory, a sibling "outside" tree, and the served files. */
 export interface ConvergeCtx {
@@ -15,11 +17,6 @@ export interface ConvergeCtx {
   owned: string[];
   /** Server name, size and SHA-256 of each owned pack's standard edition. */
   served: Map<string, { filename: string; size: number; sha256: string }>;
-}
-
-/** SHA-256 (hex) of a file's bytes. */
-export function sha256Of(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
 /**

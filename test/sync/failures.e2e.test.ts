@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { acquireDirLock } from "../../src/outdir/lock.js";
 import { launchCli, runCli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/files.js";
 import { type SyncDoc, startSyncMock } from "../helpers/sync.js";
 import { whenInDir } from "../helpers/wait.js";
 
@@ -27,10 +27,6 @@ afterEach(() => {
     keys: { key_demo: { revoked: false } },
   });
 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-sync-fail-"));
-}
 
 function downloadRequests(): RequestLogEntry[] {
   return mock.requests.filter((e) => e.origin === "api" && /\/download(\?|$)/.test(e.url));

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { sha256Of } from "../helpers/files.js";
 
 /** `packs sync --refresh`: one conditional request per pack; changed packs replaced whole. */
 
@@ -41,10 +41,6 @@ function downloadRequests(): RequestLogEntry[] {
 
 function cdnRequests(): RequestLogEntry[] {
   return mock.requests.filter((e) => e.origin === "cdn");
-}
-
-function sha256Of(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
 async function syncJson(args: string[]): Promise<{ code: number | null; doc: SyncDoc }> {

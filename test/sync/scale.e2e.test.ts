@@ -1,11 +1,10 @@
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
 import { manualClock } from "../helpers/clock.js";
+import { tempDir } from "../helpers/files.js";
 
 /** `packs sync` at scale: paced by the download budget; 200 complete packs cost 2 list requests. */
 
@@ -14,10 +13,6 @@ afterEach(async () => {
   await mock?.close();
   mock = undefined;
 });
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-sync-scale-"));
-}
 
 function downloadRequests(m: MockService): RequestLogEntry[] {
   return m.requests.filter((e) => e.origin === "api" && /\/download(\?|$)/.test(e.url));

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { sha256Of, tempDir } from "../helpers/files.js";
 import { type SyncDoc, startSyncMock } from "../helpers/sync.js";
 
 /** `packs sync` core rules: fresh, idempotent, missing/truncated, dry run, editions, output. */
@@ -21,18 +20,10 @@ afterAll(async () => {
   await mock.close();
 });
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "svc-dl-sync-"));
-}
-
 function downloadRequests(): RequestLogEntry[] {
   return mock.requests.filter(
     (e) => e.origin === "api" && /^\/api\/v1\/(packs|assets)\/[^/]+\/download(\?|$)/.test(e.url),
   );
-}
-
-function sha256Of(path: string): string {
-  return createHash("sha256").update(readFileSync(path)).digest("hex");
 }
 
 async function syncJson(
