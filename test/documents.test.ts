@@ -284,3 +284,63 @@ describe("the exported schemas accept what the commands print", () => {
     expect(ConfigUnsetDocumentSchema.parse(JSON.parse(unset.stdout)).removed).toBe(true);
   });
 });
+
+describe("the --report of a run stopped before its first item matches the command's schema", () => {
+  const BAD_KEY = { SVC_API_KEY: "svc_live_refusedrefusedrefused" };
+  const cases: [string, z.ZodType, (t: string) => string[], Record<string, string>, string][] = [
+    [
+      "packs sync, key refused",
+      SyncDocumentSchema,
+      (t) => ["packs", "sync", t],
+      BAD_KEY,
+      "invalid_api_key",
+    ],
+    [
+      "install, key refused",
+      InstallDocumentSchema,
+      () => ["install", "--manifest", manifest()],
+      BAD_KEY,
+      "invalid_api_key",
+    ],
+    [
+      "install, no manifest",
+      InstallDocumentSchema,
+      (t) => ["install", "--manifest", join(t, "none.json")],
+      {},
+      "manifest_missing",
+    ],
+    [
+      "pack get a b, key refused",
+      GetManyDocumentSchema,
+      (t) => ["pack", "get", ...OWNED, "-o", `${t}/`],
+      BAD_KEY,
+      "invalid_api_key",
+    ],
+    [
+      "asset get a b -o -",
+      GetManyDocumentSchema,
+      () => ["asset", "get", "free-sample-cube", "x", "-o", "-"],
+      {},
+      "usage_error",
+    ],
+    [
+      "verify, no such DIR",
+      VerifyDocumentSchema,
+      (t) => ["verify", join(t, "nope")],
+      {},
+      "dir_not_found",
+    ],
+  ];
+  for (const [name, schema, argv, extra, code] of cases) {
+    it(name, async () => {
+      const t = tempDir();
+      const report = join(t, "report.json");
+      const r = await runCli([...argv(t), "--report", report], { env: { ...env(), ...extra } });
+      expect(r.code).not.toBe(0);
+      const doc = JSON.parse(readFileSync(report, "utf8")) as Doc;
+      expect(doc).toMatchObject({ complete: false, items: [], error: { code } });
+      const parsed = schema.safeParse(doc);
+      expect(parsed.error?.issues ?? [], JSON.stringify(doc)).toEqual([]);
+    });
+  }
+});

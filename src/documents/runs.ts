@@ -181,7 +181,7 @@ const LockFactsSchema = z.strictObject({
  * `cached`, `lock-mismatch` and (`--max-duration`) `deferred`, and `lock_changes` (the lock
  * entries the run added, removed or updated).
  */
-export const InstallDocumentSchema = z.strictObject({
+const InstallRunDocumentSchema = z.strictObject({
   manifest: z.string().min(1),
   lock: z.string().min(1),
   dir: z.string().min(1),
@@ -226,3 +226,18 @@ export const InstallDocumentSchema = z.strictObject({
   ),
   ...runEnd,
 });
+
+/**
+ * `install --report` of a run stopped before its manifest was read (missing, or refused with
+ * exit 2): the manifest's path, no item, no counter, and the error.
+ */
+const InstallStoppedEarlySchema = z.strictObject({
+  manifest: z.string().min(1),
+  items: z.array(z.never()).max(0),
+  summary: z.strictObject({}),
+  complete: z.literal(false),
+  error: RunErrorSchema,
+});
+
+/** `install --json` and `--report` (see the two shapes above). */
+export const InstallDocumentSchema = z.union([InstallRunDocumentSchema, InstallStoppedEarlySchema]);

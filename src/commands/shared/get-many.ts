@@ -108,18 +108,18 @@ async function getMany(
   run: RunRecorder,
 ): Promise<GetManyDocument> {
   const { ctx, globals, reporter } = session;
+  const deadline = session.deadline !== undefined;
+  // a stop part-way (a refused -o too) reports the items settled so far in the command's shape
+  run.describe({
+    document: (settled: GetManyDocument["items"]) => getManyDocument(settled, { deadline }),
+    summaryLine: (doc) => summaryLine(doc, req.items.length),
+  });
   checkSeveralOutput(req.output, ctx.cwd);
   const destination = resolveDestination(req.output, ctx.cwd);
   if (destination.kind !== "file") throw new UsageError("-o - takes one slug");
   const progress = await session.progress();
   const items: GetManyDocument["items"] = [];
   const failed: FailedItem[] = [];
-  const deadline = session.deadline !== undefined;
-  // a stop part-way reports the items settled so far in this command's own document and line
-  run.describe({
-    document: (settled: GetManyDocument["items"]) => getManyDocument(settled, { deadline }),
-    summaryLine: (doc) => summaryLine(doc, req.items.length),
-  });
   const out = await OutputDir.open(destination.dir, {
     waitSeconds: globals.waitLock,
     onWait: (line) => session.reporter.info(line),
