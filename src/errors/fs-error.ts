@@ -2,10 +2,11 @@ import { FileSystemError } from "./file-system-error.js";
 
 /**
  * Maps a file-system error to FileSystemError with a code the user can act on (`no_space`,
- * `permission_denied`, else `write_failed`). No hint of its own: the table's names only the
- * flags of the command at hand (`-o` where there is one).
+ * `permission_denied`, else `write_failed`). `hint`: the caller's next step when it knows
+ * better (extraction: the ZIP is kept); without one, the table's, which names only the flags of
+ * the command at hand (`-o` where there is one).
  */
-export function fsError(what: string, err: unknown): FileSystemError {
+export function fsError(what: string, err: unknown, hint?: string): FileSystemError {
   const code = (err as NodeJS.ErrnoException).code;
   const local =
     code === "ENOSPC" || code === "EDQUOT"
@@ -13,5 +14,9 @@ export function fsError(what: string, err: unknown): FileSystemError {
       : code === "EACCES" || code === "EPERM" || code === "EROFS"
         ? "permission_denied"
         : "write_failed";
-  return new FileSystemError(`${what}: ${(err as Error).message}`, { code: local, cause: err });
+  return new FileSystemError(`${what}: ${(err as Error).message}`, {
+    code: local,
+    hint,
+    cause: err,
+  });
 }

@@ -1,4 +1,5 @@
-import { FileSystemError } from "../errors/file-system-error.js";
+import type { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { SvcError } from "../errors/svc-error.js";
 
 /**
@@ -69,16 +70,9 @@ export function unsafeArchive(archive: string, problem: ArchiveProblem, cause?: 
  * done, e.g. `cannot write /dir/.svc-dl/extract-x.new/a.txt`.
  */
 export function extractFsError(what: string, err: unknown): FileSystemError {
-  const errno = (err as NodeJS.ErrnoException).code;
-  const code =
-    errno === "ENOSPC" || errno === "EDQUOT"
-      ? "no_space"
-      : errno === "EACCES" || errno === "EPERM" || errno === "EROFS"
-        ? "permission_denied"
-        : "write_failed";
-  return new FileSystemError(`${what}: ${(err as Error).message}`, {
-    code,
-    hint: "Nothing was extracted; fix the cause and run the same command again (the ZIP is kept).",
-    cause: err,
-  });
+  return fsError(
+    what,
+    err,
+    "Nothing was extracted; fix the cause and run the same command again (the ZIP is kept).",
+  );
 }
