@@ -1,7 +1,6 @@
 import { DeadlineError } from "../errors/interrupted-error.js";
 import type { Deadline } from "../pacing/deadline.js";
-import { itemError } from "../sync/failure.js";
-import type { SyncItemError } from "../sync/types.js";
+import { itemError, type SyncItemError } from "./error.js";
 
 /**
  * The `--max-duration` stop of a multi-item run's item loop (cli-contract "Operating

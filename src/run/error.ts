@@ -1,3 +1,4 @@
+import { type HintContext, NO_COMMAND } from "../errors/codes.js";
 import { hintFor } from "../errors/format.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { RunError } from "./recorder.js";
@@ -10,5 +11,38 @@ export function runErrorOf(svcError: SvcError): RunError {
     request_id: svcError.requestId,
     retryable: svcError.retryable,
     hint: hintFor(svcError),
+  };
+}
+
+/**
+ * The `error` of a failed item of a multi-item run (packs sync, install, the `get` verbs, verify
+ * --repair, deferred items): the same fields as the contract's `--json` error document.
+ */
+export interface SyncItemError {
+  code: string;
+  message: string;
+  http_status: number | null;
+  request_id: string | null;
+  /** The item's next step (the thrower's hint, else the error table's); null when none. */
+  hint: string | null;
+}
+
+/**
+ * The `error` member of a failed item: code, message, HTTP status, request id (null when none)
+ * and `hint`, the item's next step: the thrower's own, else the error table's for the code,
+ * rendered for the command at hand `c` and the item's `kind` (src/errors/format.ts `hintFor`);
+ * null when none.
+ */
+export function itemError(
+  err: SvcError,
+  c: HintContext = NO_COMMAND,
+  kind?: "pack" | "asset",
+): SyncItemError {
+  return {
+    code: err.code,
+    message: err.message,
+    http_status: err.httpStatus,
+    request_id: err.requestId,
+    hint: hintFor(err, kind ? { ...c, item: kind } : c),
   };
 }

@@ -1,7 +1,8 @@
 import { basename } from "node:path";
 import type { HintContext } from "../errors/codes.js";
 import type { SvcError } from "../errors/svc-error.js";
-import { classifyFailure, itemError } from "./failure.js";
+import { itemError } from "../run/error.js";
+import { classifyFailure } from "./failure.js";
 import type { SyncItemResult } from "./types.js";
 
 /** Statuses whose item has a complete, verified file in DIR. */

@@ -1,7 +1,6 @@
-import { type HintContext, NO_COMMAND, renderHint, scopeOf } from "../errors/codes.js";
-import { hintFor } from "../errors/format.js";
+import { NO_COMMAND, renderHint, scopeOf } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import type { PackEdition, SyncItemError } from "./types.js";
+import type { PackEdition } from "./types.js";
 
 /**
  * How a run over several items treats a failure of one item (cli-contract "packs sync"):
@@ -24,26 +23,6 @@ export function classifyFailure(err: unknown, edition: PackEdition): FailureHand
   if (scopeOf(err.code) !== "item") return "stop";
   if (err.code === "file_unavailable" && edition === "authoring") return "unavailable";
   return "item";
-}
-
-/**
- * The `error` member of a failed item: code, message, HTTP status, request id (null when none)
- * and `hint`, the item's next step: the thrower's own, else the error table's for the code,
- * rendered for the command at hand `c` and the item's `kind` (src/errors/format.ts `hintFor`);
- * null when none.
- */
-export function itemError(
-  err: SvcError,
-  c: HintContext = NO_COMMAND,
-  kind?: "pack" | "asset",
-): SyncItemError {
-  return {
-    code: err.code,
-    message: err.message,
-    http_status: err.httpStatus,
-    request_id: err.requestId,
-    hint: hintFor(err, kind ? { ...c, item: kind } : c),
-  };
 }
 
 /**

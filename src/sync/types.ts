@@ -4,8 +4,10 @@
  */
 
 import type { PackEdition } from "../model.js";
+import type { SyncItemError } from "../run/error.js";
 
 export type { EditionChoice, PackEdition } from "../model.js";
+export type { SyncItemError } from "../run/error.js";
 
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
@@ -70,16 +72,6 @@ export interface SyncTarget {
   edition: PackEdition;
   /** `downloads.bundle` or `downloads.authoring` of the pack record, used as given (spec "Pack"); undefined when the record has no such URL. */
   url: string | undefined;
-}
-
-/** The `error` of a failed item: the same fields as the contract's `--json` error document. */
-export interface SyncItemError {
-  code: string;
-  message: string;
-  http_status: number | null;
-  request_id: string | null;
-  /** The item's next step (the thrower's hint, else the error table's); null when none. */
-  hint: string | null;
 }
 
 /** One item of the `packs sync --json` document (cli-contract "JSON documents"). */

@@ -9,11 +9,12 @@ import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { ItemRef } from "../../outdir/state.js";
 import { DeferralGate, deferredFields } from "../../run/deferred.js";
+import { itemError } from "../../run/error.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import { type RunSinkOptions, recordRun } from "../../run/run.js";
 import type { Services } from "../../services.js";
 import type { Session } from "../../session.js";
-import { classifyFailure, failedItemsHint, itemError } from "../../sync/failure.js";
+import { classifyFailure, failedItemsHint } from "../../sync/failure.js";
 import type { SyncItemError } from "../../sync/types.js";
 
 /** One item of a `get` with several slugs. */
