@@ -10,7 +10,7 @@ import type { OutputDir } from "../outdir/output-dir.js";
 import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/partial.js";
 import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
-import { type DownloadSource, fetchBody } from "./fetch-body.js";
+import { type DownloadSource, type FetchBodyOptions, fetchBody } from "./fetch-body.js";
 import { checkFileFormat, type FileFormat } from "./format.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
 import type { Transport } from "./transport.js";
@@ -58,6 +58,22 @@ export interface DownloadResult extends ItemRef {
   status: FileOutcome;
   /** Bytes that were already on disk from an earlier run when this one resumed; 0 otherwise. */
   resumedFrom: number;
+}
+
+/**
+ * The {@link FetchBodyOptions} of one item's download: its source, the run's signal, its error
+ * builder and notices, labelled by its slug (the `-o DIR` and `-o -` paths alike).
+ */
+export function fetchOptionsOf(
+  item: Omit<FetchBodyOptions, "label"> & { slug: string },
+): FetchBodyOptions {
+  return {
+    source: item.source,
+    signal: item.signal,
+    errorFromResponse: item.errorFromResponse,
+    onNotice: item.onNotice,
+    label: item.slug,
+  };
 }
 
 /** Format check for an item: packs are ZIP, assets GLB. */
@@ -143,13 +159,7 @@ async function runDownload(
   });
   const outcome = await fetchBody<CompletePart | "unchanged">(
     transport,
-    {
-      source: opts.source,
-      signal: opts.signal,
-      errorFromResponse: opts.errorFromResponse,
-      onNotice: opts.onNotice,
-      label: opts.slug,
-    },
+    fetchOptionsOf(opts),
     sink,
   );
   if (outcome === "unchanged") {

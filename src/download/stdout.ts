@@ -7,7 +7,7 @@ import { headerValue } from "../http/response-body.js";
 import type { FileProgress } from "../io/progress.js";
 import { fallbackFileName, nameFromContentDisposition } from "../outdir/names.js";
 import type { ItemRef } from "../outdir/state.js";
-import { type DownloadResult, formatOf } from "./engine.js";
+import { type DownloadResult, fetchOptionsOf, formatOf } from "./engine.js";
 import { corruptDownload } from "./errors.js";
 import { type DownloadSource, fetchBody } from "./fetch-body.js";
 import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
@@ -44,17 +44,7 @@ export async function downloadToStream(
   opts: StreamDownloadOptions,
 ): Promise<DownloadResult> {
   try {
-    return await fetchBody(
-      transport,
-      {
-        source: opts.source,
-        signal: opts.signal,
-        errorFromResponse: opts.errorFromResponse,
-        onNotice: opts.onNotice,
-        label: opts.slug,
-      },
-      new StreamSink(opts, opts.signal),
-    );
+    return await fetchBody(transport, fetchOptionsOf(opts), new StreamSink(opts, opts.signal));
   } finally {
     opts.progress.stop();
   }

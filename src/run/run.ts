@@ -13,6 +13,11 @@ export interface RunSinkOptions {
   onItem?: string | undefined;
 }
 
+/** The run sinks of a command's options (`--report`, `--metrics`, `--on-item`), and nothing else. */
+export function runSinks(opts: RunSinkOptions): RunSinkOptions {
+  return { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+}
+
 /** What {@link recordRun} needs to know about the command. */
 export interface RunSpec {
   /** `packs sync`, `install`, `pack get`, `asset get`. */

@@ -1,5 +1,6 @@
 import { assetSource } from "../../api/download-source.js";
 import { validateSlug } from "../../outdir/names.js";
+import { runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
 import { runGetMany } from "../shared/get-many.js";
@@ -34,7 +35,7 @@ export async function runAssetGet(
       return assetSource(client, slug);
     },
   }));
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const sinks = runSinks(opts);
   if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
     const force = opts.force === true;
     await runGetMany(session, services, {

@@ -8,7 +8,7 @@ import { runInstall } from "../../install/run.js";
 import type { InstallDocument, InstallItemResult } from "../../install/types.js";
 import type { WarningCode } from "../../io/reporter.js";
 import type { RunRecorder, RunShape } from "../../run/recorder.js";
-import { recordRun } from "../../run/run.js";
+import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
 
@@ -39,7 +39,7 @@ export async function runInstallCommand(
   opts: InstallCommandOptions,
 ): Promise<void> {
   const manifestPath = resolve(session.ctx.cwd, opts.manifest ?? "svc-dl.json");
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const sinks = runSinks(opts);
   const spec = { command: "install", dir: dirname(manifestPath), sinks };
   await recordRun(session, spec, async (run) => {
     run.head.manifest = manifestPath;

@@ -5,6 +5,7 @@ import type { DownloadResult } from "../../download/engine.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { extractPack } from "../../extract/extract.js";
 import { validateSlug } from "../../outdir/names.js";
+import { runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
 import { runGetMany } from "../shared/get-many.js";
@@ -54,7 +55,7 @@ export async function runPackGet(
       return packSource(client, catalog, slug, edition);
     },
   }));
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const sinks = runSinks(opts);
   if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
     await runGetMany(session, services, {
       command: "pack get",

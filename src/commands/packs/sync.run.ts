@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { RunRecorder } from "../../run/recorder.js";
-import { recordRun } from "../../run/run.js";
+import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import * as report from "../../sync/report.js";
 import { runSync } from "../../sync/run.js";
@@ -48,7 +48,7 @@ export async function runPacksSync(
   opts: PacksSyncOptions,
 ): Promise<void> {
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const sinks = runSinks(opts);
   await recordRun(session, { command: "packs sync", dir, sinks }, async (run) => {
     run.head.dir = dir;
     await syncInto(session, dir, opts, run);

@@ -7,7 +7,7 @@ import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../.
 import { DeferralGate } from "../../run/deferred.js";
 import { itemError } from "../../run/error.js";
 import type { RunRecorder } from "../../run/recorder.js";
-import { recordRun } from "../../run/run.js";
+import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import { classifyFailure } from "../../sync/failure.js";
 import type { SyncItemError } from "../../sync/types.js";
@@ -44,7 +44,7 @@ export async function runVerify(
   opts: VerifyOptions = {},
 ): Promise<void> {
   const dir = resolve(session.ctx.cwd, dirArg ?? ".");
-  const sinks = { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  const sinks = runSinks(opts);
   await recordRun(session, { command: "verify", dir, sinks }, (run) =>
     verifyInto(session, dir, opts, run),
   );
