@@ -65,3 +65,16 @@ export interface GetJsonDocument extends ItemRef {
   status: GetStatus;
   resumed_from: number;
 }
+
+/**
+ * The `error` of a failed item of a multi-item run (packs sync, install, the `get` verbs, verify
+ * --repair, deferred items): the same fields as the contract's `--json` error document.
+ */
+export interface SyncItemError {
+  code: string;
+  message: string;
+  http_status: number | null;
+  request_id: string | null;
+  /** The item's next step (the thrower's hint, else the error table's); null when none. */
+  hint: string | null;
+}

@@ -1,7 +1,10 @@
 import { type HintContext, NO_COMMAND } from "../errors/codes.js";
 import { hintFor } from "../errors/format.js";
 import type { SvcError } from "../errors/svc-error.js";
+import type { SyncItemError } from "../model.js";
 import type { RunError } from "./recorder.js";
+
+export type { SyncItemError } from "../model.js";
 
 /** The `error` member of the document of a run that stopped part-way (cli-contract "--report"). */
 export function runErrorOf(svcError: SvcError): RunError {
@@ -12,19 +15,6 @@ export function runErrorOf(svcError: SvcError): RunError {
     retryable: svcError.retryable,
     hint: hintFor(svcError),
   };
-}
-
-/**
- * The `error` of a failed item of a multi-item run (packs sync, install, the `get` verbs, verify
- * --repair, deferred items): the same fields as the contract's `--json` error document.
- */
-export interface SyncItemError {
-  code: string;
-  message: string;
-  http_status: number | null;
-  request_id: string | null;
-  /** The item's next step (the thrower's hint, else the error table's); null when none. */
-  hint: string | null;
 }
 
 /**

@@ -3,11 +3,9 @@
  * no runtime code, so command files may import them with `import type`.
  */
 
-import type { PackEdition } from "../model.js";
-import type { SyncItemError } from "../run/error.js";
+import type { PackEdition, SyncItemError } from "../model.js";
 
-export type { EditionChoice, PackEdition } from "../model.js";
-export type { SyncItemError } from "../run/error.js";
+export type { EditionChoice, PackEdition, SyncItemError } from "../model.js";
 
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
