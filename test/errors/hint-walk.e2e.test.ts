@@ -1,11 +1,20 @@
-import { chmodSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODES, type ErrorCode } from "../../src/errors/codes.js";
-import { type RunCliOptions, runCli, tempConfigDir } from "../helpers/cli.js";
+import { type RunCliOptions, runCli, spawnCli, tempConfigDir } from "../helpers/cli.js";
 import { tempDir } from "../helpers/files.js";
 import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { useMockService } from "../helpers/mock.js";
+import { ENOSPC_PRELOAD, mountTmpfs } from "../helpers/mounts.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
 
@@ -97,6 +106,30 @@ async function followPacksList(hint: string, opts: RunCliOptions): Promise<void>
 
 /** Codes a user can fix: trigger, follow the hint, see the outcome change. */
 const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
+  no_space: async () => {
+    // "Free some disk space and run the same command again; the partial data is kept."
+    const { env } = world();
+    const fs = mountTmpfs("8k");
+    const dir = fs ? join(fs.dir, "assets") : tempDir();
+    if (fs) mkdirSync(dir);
+    const argv = ["--json", "pack", "get", "low-poly-forest", "-o", `${dir}/`];
+    try {
+      // a full disk: a tiny tmpfs, or (where mounting is not allowed) injected ENOSPC
+      const full = fs
+        ? await runCli(argv, { env })
+        : await spawnCli(argv, {
+            env: { ...env, NODE_OPTIONS: ENOSPC_PRELOAD, RELIABILITY_ENOSPC_AFTER: "8192" },
+          });
+      const error = JSON.parse(full.stderr.trim().split("\n").at(-1) ?? "").error as JsonError;
+      expect([error.code, full.code]).toEqual(["no_space", 8]);
+      expect(error.hint).toContain("Free some disk space and run the same command again");
+      if (fs) expect(fs.remount("size=4m")).toBe(true); // space freed
+      const doc = JSON.parse(await succeeds(argv, { env })) as { status: string; bytes: number };
+      expect(doc.bytes).toBe(16 * 1024);
+    } finally {
+      fs?.unmount();
+    }
+  },
   usage_error: async () => {
     const hint = await hintOf(["pack", "get"], world(), "usage_error");
     const r = await runCli(quoted(hint), world());
@@ -525,8 +558,7 @@ describe("following the hint changes the outcome", () => {
 const NOT_YET: readonly ErrorCode[] = [
   // a host name that does not resolve needs a resolver the test controls
   "dns_error",
-  // a full disk, a failing write, modes (the tests run as root, which modes do not stop)
-  "no_space",
+  // a failing write, modes (the tests run as root, which modes do not stop)
   "write_failed",
   "permission_denied",
   "config_unreadable",
