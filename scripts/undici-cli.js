@@ -8,6 +8,7 @@
  * that src/ imports from "undici" and this file does not export fails the build.
  */
 import api from "undici/lib/api/index.js";
+import buildConnector from "undici/lib/core/connect.js";
 import Agent from "undici/lib/dispatcher/agent.js";
 import Client from "undici/lib/dispatcher/client.js";
 import Dispatcher from "undici/lib/dispatcher/dispatcher.js";
@@ -17,4 +18,4 @@ import ProxyAgent from "undici/lib/dispatcher/proxy-agent.js";
 // As undici's index.js does: request(), connect() (ProxyAgent's CONNECT tunnel) and the rest.
 Object.assign(Dispatcher.prototype, api);
 
-export { Agent, Client, Dispatcher, Pool, ProxyAgent };
+export { Agent, buildConnector, Client, Dispatcher, Pool, ProxyAgent };

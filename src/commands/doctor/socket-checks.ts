@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
-import { connect, isIP } from "node:net";
+import { isIP } from "node:net";
 import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
+import { probeConnect } from "../../http/probe-connect.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import { endpointOf, type ProbeTarget } from "./probe.js";
 
@@ -49,7 +50,13 @@ export async function dnsCheck(
 }
 
 /** Socket error codes that mean nothing answered in time or the route is missing. */
-const UNREACHABLE = new Set(["ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+const UNREACHABLE = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+]);
 
 /**
  * TCP: opens one connection to the first hop (the origin, or the proxy when `viaProxy`),
@@ -61,17 +68,9 @@ export async function tcpCheck(hop: ProbeTarget, viaProxy: boolean): Promise<Doc
   const what = viaProxy ? "the proxy" : "the service";
   const started = performance.now();
   try {
-    const remote = await new Promise<string>((resolve, reject) => {
-      const socket = connect({ host, port });
-      socket.setTimeout(IDLE_TIMEOUT_MS, () =>
-        socket.destroy(Object.assign(new Error("no answer"), { code: "ETIMEDOUT" })),
-      );
-      socket.once("error", reject);
-      socket.once("connect", () => {
-        resolve(`${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`);
-        socket.destroy();
-      });
-    });
+    const socket = await probeConnect({ host, port, tls: false });
+    const remote = `${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`;
+    socket.destroy();
     const ms = Math.round(performance.now() - started);
     return { name: "tcp", status: "ok", finding: `${what} at ${remote} in ${ms} ms`, hint: null };
   } catch (err) {

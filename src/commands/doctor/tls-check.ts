@@ -1,13 +1,8 @@
-import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
-import {
-  checkServerIdentity,
-  type PeerCertificate,
-  type TLSSocket,
-  connect as tlsConnect,
-} from "node:tls";
+import { checkServerIdentity, type PeerCertificate, type TLSSocket } from "node:tls";
 import { CA_HINT, classifyNetworkError } from "../../http/classify.js";
-import { IDLE_TIMEOUT_MS, type NetworkSettings, trustedCas } from "../../http/dispatcher.js";
+import { type NetworkSettings, trustedCas } from "../../http/dispatcher.js";
+import { probeConnect } from "../../http/probe-connect.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
 import { endpointOf, type ProbeTarget } from "./probe.js";
 import { openTunnel, TunnelRefused } from "./tunnel.js";
@@ -92,23 +87,19 @@ async function handshake(
 ): Promise<TLSSocket> {
   const { host, port } = endpointOf(url);
   const tunnel: Duplex | undefined = proxy ? await openTunnel(proxy, url, ca) : undefined;
-  return await new Promise<TLSSocket>((resolve, reject) => {
-    const socket = tlsConnect({
-      // with a tunnel, `host` only names whom the certificate must be issued for
-      ...(tunnel ? { socket: tunnel, host } : { host, port }),
-      ...(isIP(host) === 0 ? { servername: host } : {}),
+  try {
+    // with a tunnel, `host` only names whom the certificate must be issued for
+    return (await probeConnect({
+      host,
+      port,
+      tls: true,
+      ...(tunnel ? { tunnel } : {}),
       ...(ca ? { ca } : {}),
-      rejectUnauthorized: false,
-    });
-    socket.setTimeout(IDLE_TIMEOUT_MS, () =>
-      socket.destroy(Object.assign(new Error("no TLS answer"), { code: "ETIMEDOUT" })),
-    );
-    socket.on("error", (err) => {
-      tunnel?.destroy();
-      reject(err);
-    });
-    socket.once("secureConnect", () => resolve(socket));
-  });
+    })) as TLSSocket;
+  } catch (err) {
+    tunnel?.destroy();
+    throw err;
+  }
 }
 
 /** `CN=…` (or `O=…`) of a certificate's subject or issuer. */

@@ -1,0 +1,46 @@
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { TLSSocket } from "node:tls";
+import { buildConnector } from "undici";
+import { IDLE_TIMEOUT_MS } from "./dispatcher.js";
+
+/**
+ * Opens one connection the way undici's dispatchers do (its `buildConnector`: the same
+ * connect timeout, TLS server name and keep-alive), for a check that must see the socket
+ * itself (`svc-dl doctor`: the TCP time, the peer certificate). cli-contract "Operating
+ * unattended" (doctor). Nothing is sent on it; the caller destroys it.
+ *
+ * - `tls` false: a TCP connection to `host`:`port`.
+ * - `tls` true: a TLS handshake with `host`, over `tunnel` when given (a proxy's CONNECT
+ *   tunnel); `ca` replaces the trusted CAs when given. The certificate is not rejected here:
+ *   the caller judges `authorized` / `authorizationError`.
+ *
+ * Rejects with the socket's error, or undici's `ConnectTimeoutError`
+ * (`UND_ERR_CONNECT_TIMEOUT`) after {@link IDLE_TIMEOUT_MS} ms.
+ */
+export function probeConnect(opts: {
+  host: string;
+  port: number;
+  tls: boolean;
+  tunnel?: Duplex;
+  ca?: string[];
+}): Promise<Socket | TLSSocket> {
+  const connector = buildConnector({
+    timeout: IDLE_TIMEOUT_MS,
+    maxCachedSessions: 0,
+    ...(opts.tls ? { rejectUnauthorized: false, ...(opts.ca ? { ca: opts.ca } : {}) } : {}),
+  });
+  return new Promise((resolve, reject) => {
+    connector(
+      {
+        hostname: opts.host,
+        host: opts.host,
+        protocol: opts.tls ? "https:" : "http:",
+        port: String(opts.port),
+        // a CONNECT tunnel is a Duplex; undici hands it to tls.connect({ socket })
+        ...(opts.tunnel ? { httpSocket: opts.tunnel as Socket } : {}),
+      },
+      (err, socket) => (err !== null ? reject(err) : resolve(socket)),
+    );
+  });
+}
