@@ -105,6 +105,7 @@ function parseArgs(argv) {
     runs: 5,
     startupRuns: 20,
     only: new Set(),
+    serve: false,
     dir: tmpdir(),
     out: join(ROOT, "bench-results.json"),
   };
@@ -152,13 +153,16 @@ function parseArgs(argv) {
       case "--dir":
         opts.dir = value();
         break;
+      case "--serve":
+        opts.serve = true;
+        break;
       case "--out":
         opts.out = value();
         break;
       case "-h":
       case "--help":
         process.stdout.write(
-          "usage: node test/bench/run.js [--quick] [--sizes 512M] [--proto http|https] [--runs 5] [--startup-runs 20] [--only download|startup|sync|handshakes] [--dir PATH] [--out FILE]\n",
+          "usage: node test/bench/run.js [--quick] [--sizes 512M] [--proto http|https] [--runs 5] [--startup-runs 20] [--only download|startup|sync|handshakes] [--dir PATH] [--out FILE] [--serve]\n",
         );
         process.exit(0);
         break;
@@ -951,6 +955,39 @@ function printTargetRows(results) {
 /** `tmp`: this run's temp directory; `cert`: the private CA (made on first https use). */
 const state = { tmp: "", cert: undefined };
 
+/**
+ * `--serve`: starts the download part's service (mock API + nginx origin) for the first size
+ * and protocol, prints the shell lines to use it by hand (perf, strace, --cpu-prof) and waits
+ * for Ctrl-C.
+ */
+async function serve(opts) {
+  const size = opts.sizes[0];
+  const proto = [...opts.protos][0];
+  const mock = await startMock({ packSize: size, signedUrlTtlSeconds: 36000 });
+  const packs = (await apiGet(mock, "packs?limit=100")).data;
+  const pack = packs.find((p) => p.slug === "low-poly-forest") ?? packs[0];
+  const svc = await downloadService(mock, proto, pack.downloads.bundle);
+  const curlUrl = (await cdnUrlOf(mock, pack.downloads.bundle)).replace(mock.cdnUrl, svc.cdnUrl);
+  const envFile = join(opts.dir, `svc-dl-bench-serve-${proto}.env`);
+  const lines = [
+    `export SVC_BASE_URL=${svc.baseUrl}`,
+    `export SVC_API_KEY=${mock.apiKey}`,
+    `export SVC_DL_CONFIG_DIR=${join(state.tmp, "config")}`,
+    `export BENCH_SLUG=${pack.slug}`,
+    `export BENCH_CA_ARGS="${svc.caArgs.join(" ")}"`,
+    `export BENCH_CURL_ARGS="${svc.curlArgs.join(" ")}"`,
+    `export BENCH_CURL_URL='${curlUrl}'`,
+  ];
+  writeFileSync(envFile, `${lines.join("\n")}\n`);
+  process.stdout.write(
+    `serving ${fmt(size / MIB, 0)} MiB over ${proto} from ${svc.origin}\n${lines.join("\n")}\n` +
+      `(also in ${envFile}; e.g. \`. ${envFile} && node ${CLI} pack get $BENCH_SLUG -o DIR/ --force --quiet --no-progress $BENCH_CA_ARGS\`)\n` +
+      "Ctrl-C to stop\n",
+  );
+  // the servers hold the process; the SIGINT/SIGTERM handler above cleans up and exits
+  return new Promise(() => {});
+}
+
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const parts = opts.only.size ? opts.only : new Set(["startup", "sync", "download", "handshakes"]);
@@ -988,6 +1025,7 @@ async function main() {
       process.stdout.write(`\n${name} bench: ERROR ${err?.stack ?? err}\n`);
     }
   };
+  if (opts.serve) return serve(opts);
   try {
     await run("startup", benchStartup);
     await run("sync", benchSync);
