@@ -205,7 +205,8 @@ export async function commitDownload(
   setFinalFileMode(paths); // 0600 only while in .svc-dl/
   await out.record(rec, () => {
     try {
-      durableRename(paths.data, finalPath);
+      // the sink flushed the part before it reported it complete (PartFileSink)
+      durableRename(paths.data, finalPath, { fileSynced: true });
     } catch (err) {
       throw fsError(`cannot move the download to ${finalPath}`, err);
     }

@@ -186,7 +186,8 @@ export function createPrivateFile(path: string): number {
  * symlink at `path` is replaced, never followed). Throws the file-system error; the temp file is removed on failure.
  *
  * `durable: false` skips both flushes, for a record that no power cut can make matter (a lock's
- * owner: after a reboot no process of the old boot holds anything); it is still replaced
+ * owner: after a reboot no process of the old boot holds anything; a partial download's
+ * metadata: without it the download starts over); it is still replaced
  * atomically, and its reader must accept it missing or unreadable, as it must anyway.
  */
 export function writePrivateFileAtomic(

@@ -35,8 +35,10 @@ const itemKey = (item: ItemRef): string => `${item.kind}\0${item.slug}\0${item.e
  * "which name does this item get", "where is its partial data") is answered from memory, and
  * {@link record} is the one place that applies the rule "a new file is recorded before it
  * appears, a replaced file after". One item has one record: recording an item drops its other
- * records. Changes reach the disk through the journal (src/outdir/journal.ts), one append per
- * placed file; the snapshot is rewritten once, by {@link close}.
+ * records. The first change of a run rewrites the snapshot (naming a new generation); later
+ * ones reach the disk through the journal (src/outdir/journal.ts), created by the second change
+ * and appended once per placed file; {@link close} rewrites the snapshot once more only when
+ * something came after the first snapshot (a run that places one file writes `state.json` once).
  */
 export class OutputDir {
   readonly dir: string;
@@ -46,6 +48,10 @@ export class OutputDir {
   private readonly lock: DirLock | undefined;
   private readonly writable: boolean;
   private journal: JournalWriter | undefined;
+  /** Generation of the snapshot this run wrote (its first change); the journal extends it. */
+  private generation: string | undefined;
+  /** Changes were appended to the journal since that snapshot: rewrite it on close. */
+  private journaled = false;
   private pending: JournalOp[] = [];
   /** The snapshot on disk is behind (a journal was found): rewrite it on close. */
   private stale: boolean;
@@ -227,8 +233,9 @@ export class OutputDir {
 
   /**
    * Writes what is still in memory (one snapshot), removes the journal and releases the lock.
-   * Idempotent; never throws: a snapshot that cannot be written leaves the journal, which the
-   * next run replays.
+   * Nothing is written when the snapshot of this run's first change is still the whole state
+   * (no journal line, nothing pending). Idempotent; never throws: a snapshot that cannot be
+   * written leaves the journal, which the next run replays.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -236,7 +243,7 @@ export class OutputDir {
     try {
       this.journal?.close();
       this.dirSyncs.flush();
-      if (this.writable && (this.journal || this.pending.length > 0 || this.stale)) {
+      if (this.writable && (this.journaled || this.pending.length > 0 || this.stale)) {
         await writeState(this.dir, { version: 1, items: this.state.items });
         removeJournal(this.dir);
       }
@@ -265,13 +272,17 @@ export class OutputDir {
 
   private async persist(): Promise<void> {
     if (this.pending.length === 0) return;
-    if (this.journal) {
+    if (this.generation !== undefined) {
+      this.journal ??= new JournalWriter(this.dir, this.generation);
       this.journal.append(this.pending);
+      this.journaled = true;
     } else {
-      // First write of the run: one snapshot naming a new generation; the journal extends it.
+      // First write of the run: one snapshot naming a new generation; a journal extends it.
       const generation = randomBytes(8).toString("hex");
       await writeState(this.dir, { version: 1, items: this.state.items, generation });
-      this.journal = new JournalWriter(this.dir, generation);
+      this.generation = generation;
+      // a journal found at open is in this snapshot now (and names another generation)
+      if (this.stale) removeJournal(this.dir);
       this.stale = false;
     }
     this.pending = [];

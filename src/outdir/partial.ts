@@ -105,11 +105,15 @@ function parseMeta(text: string | undefined, item: ItemRef): PartialMeta | undef
 /**
  * Writes the metadata of a partial download atomically (new 0600 temp file, rename; a symlink
  * at the path is replaced, never followed), synchronously so that no response data can arrive
- * unobserved meanwhile. Throws FileSystemError (exit 8).
+ * unobserved meanwhile. Not flushed (`durable: false`): it only makes resuming possible, and
+ * the partial data it describes is not flushed either until the download completes. A run
+ * killed by a signal still finds it (the page cache survives the process); after a power cut it
+ * may be missing or torn, and {@link readPartial} then drops the partial data and the download
+ * starts over. Throws FileSystemError (exit 8).
  */
 export function writePartialMeta(paths: PartialPaths, meta: PartialMeta): void {
   try {
-    writePrivateFileAtomic(paths.meta, `${JSON.stringify(meta)}\n`);
+    writePrivateFileAtomic(paths.meta, `${JSON.stringify(meta)}\n`, { durable: false });
   } catch (err) {
     throw fsError(`cannot write ${paths.meta}`, err);
   }

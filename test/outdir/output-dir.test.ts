@@ -130,6 +130,34 @@ describe("OutputDir: read once, written through the journal", () => {
     expect(final.generation).toBeUndefined();
   });
 
+  it("a run with one change writes the snapshot once: no journal, nothing more at close", async () => {
+    const dir = tempDir();
+    const out = await openDir(dir);
+    await out.record(rec("a", "a.zip"), () => writeFileSync(join(dir, "a.zip"), "x"));
+    const written = readFileSync(statePathOf(dir), "utf8");
+    expect(existsSync(journalPathOf(dir))).toBe(false);
+    await out.close();
+    expect(readFileSync(statePathOf(dir), "utf8")).toBe(written);
+    expect(onDisk(dir).recordedAt("a.zip")?.slug).toBe("a");
+  });
+
+  it("a journal left by a killed run is folded into the next run's first snapshot, then removed", async () => {
+    const dir = tempDir();
+    const killed = await OutputDir.open(dir, { lock: false });
+    await killed.record(rec("a", "a.zip"), () => writeFileSync(join(dir, "a.zip"), "x"));
+    await killed.record(rec("b", "b.zip"), () => writeFileSync(join(dir, "b.zip"), "x"));
+    expect(existsSync(journalPathOf(dir))).toBe(true); // never closed: as after a SIGKILL
+    const out = await openDir(dir);
+    await out.record(rec("c", "c.zip"), () => {
+      expect(existsSync(journalPathOf(dir))).toBe(false);
+      writeFileSync(join(dir, "c.zip"), "x");
+    });
+    const files = (o: OutputDir) => o.records().map((r) => r.file);
+    expect(files(onDisk(dir))).toEqual(["a.zip", "b.zip", "c.zip"]);
+    await out.close();
+    expect(files(onDisk(dir))).toEqual(["a.zip", "b.zip", "c.zip"]);
+  });
+
   it("keeps adopted records and restamps in memory until close", async () => {
     const dir = tempDir();
     const out = await openDir(dir);
