@@ -3,20 +3,9 @@ import type { WarningCode } from "../io/reporter.js";
 import type { Session } from "../session.js";
 import { type RunDocument, type RunError, RunRecorder } from "./recorder.js";
 
-/** The unattended-run options of a multi-item command (cli-contract "Operating unattended"). */
-export interface RunSinkOptions {
-  /** `--report FILE`: the run's JSON document, written atomically on every exit. */
-  report?: string | undefined;
-  /** `--metrics FILE`: Prometheus text format for node_exporter's textfile collector. */
-  metrics?: string | undefined;
-  /** `--on-item CMD`: a `/bin/sh -c` hook per settled item. */
-  onItem?: string | undefined;
-}
+import type { RunSinkOptions } from "./sinks.js";
 
-/** The run sinks of a command's options (`--report`, `--metrics`, `--on-item`), and nothing else. */
-export function runSinks(opts: RunSinkOptions): RunSinkOptions {
-  return { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
-}
+export { type RunSinkOptions, runSinks } from "./sinks.js";
 
 /** What {@link recordRun} needs to know about the command. */
 export interface RunSpec {

@@ -218,4 +218,22 @@ describe("svc-dl start-up", () => {
       expect(files.length, files.join("\n")).toBeLessThanOrEqual(80);
     }
   });
+
+  it("pack get of one file loads no extractor, run recorder or stdout writer (control: --extract does)", async () => {
+    const env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
+    const unused = [
+      /\/src\/extract\//,
+      /\/src\/run\/(?!sinks\.ts$)/,
+      /\/src\/download\/stdout\.ts$/,
+    ];
+    const one = await traced(["pack", "get", "low-poly-forest", "-o", `${dir}/one/`], env);
+    expect(one.r.code, one.r.stderr).toBe(0);
+    expect(one.loaded.some((u) => u.endsWith("/src/download/engine.ts"))).toBe(true);
+    expect(one.loaded.filter((u) => unused.some((re) => re.test(u)))).toEqual([]);
+    const args = ["pack", "get", "low-poly-forest", "--extract", "--report", `${dir}/r.json`];
+    const all = await traced([...args, "-o", `${dir}/all/`], env);
+    expect(all.r.code, all.r.stderr).toBe(0);
+    expect(all.loaded.some((u) => u.endsWith("/src/extract/extract.ts"))).toBe(true);
+    expect(all.loaded.some((u) => u.endsWith("/src/run/recorder.ts"))).toBe(true);
+  });
 });

@@ -3,12 +3,10 @@ import { packSource } from "../../api/download-source.js";
 import { packCatalog } from "../../api/pack-catalog.js";
 import type { DownloadResult } from "../../download/engine.js";
 import { UsageError } from "../../errors/usage-error.js";
-import { extractPack } from "../../extract/extract.js";
 import { validateSlug } from "../../outdir/names.js";
-import { runSinks } from "../../run/run.js";
+import { anySink, runSinks } from "../../run/sinks.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
-import { runGetMany } from "../shared/get-many.js";
 import { runGet } from "../shared/get-one.js";
 
 /** Options of `pack get`. */
@@ -56,7 +54,9 @@ export async function runPackGet(
     },
   }));
   const sinks = runSinks(opts);
-  if (items.length > 1 || Object.values(sinks).some((v) => v !== undefined)) {
+  if (items.length > 1 || anySink(sinks)) {
+    // loaded only here: a run of one file needs neither the run recorder nor its sinks
+    const { runGetMany } = await import("../shared/get-many.js");
     await runGetMany(session, services, {
       command: "pack get",
       sinks,
@@ -85,6 +85,7 @@ function extractAfter(
   session: Session,
 ): (result: DownloadResult) => Promise<Record<string, unknown>> {
   return async (result) => {
+    const { extractPack } = await import("../../extract/extract.js");
     const done = await extractPack({
       dir: dirname(result.path),
       file: result.file,
