@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
+import { builtinsLoadedBy } from "../helpers/builtins.js";
 import { spawnCli } from "../helpers/cli.js";
 import { startForwardProxy } from "../helpers/proxy.js";
 
@@ -187,20 +188,10 @@ describe("svc-dl start-up", () => {
   });
 
   it("whoami does not load Node's HTTP/2 (the program speaks HTTP/1.1 only)", async () => {
-    const list = join(dir, "builtins.txt");
-    writeFileSync(
-      join(dir, "builtins.cjs"),
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));\n`,
-    );
-    const r = await spawnCli(["whoami"], {
-      env: {
-        SVC_BASE_URL: mock.baseUrl,
-        SVC_API_KEY: mock.apiKey,
-        NODE_OPTIONS: `--require ${join(dir, "builtins.cjs")}`,
-      },
+    const { r, builtins } = await builtinsLoadedBy(["whoami"], {
+      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
     });
     expect(r.code, r.stderr).toBe(0);
-    const builtins = readFileSync(list, "utf8").split("\n");
     expect(builtins).toContain("NativeModule net"); // the list is complete: the request's socket
     expect(builtins.filter((m) => /http2/.test(m))).toEqual([]);
   });

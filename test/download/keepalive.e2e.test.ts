@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/download.js";
-import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
+import { startTlsFronts } from "../helpers/front-server.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 
 const closers: { close(): Promise<void> }[] = [];
@@ -29,19 +29,8 @@ describe("keep-alive over https", () => {
     });
     closers.push(mock);
     registerSecret(mock.apiKey);
-    const cdn: FrontServer = await startFrontServer(mock.cdnUrl, () => false, undefined, {
-      tls: cert,
-    });
-    closers.push(cdn);
-    let apiUrl = "";
-    const api = await startFrontServer(
-      mock.baseUrl,
-      () => false,
-      (_path, body) => JSON.parse(JSON.stringify(body).split(mock.baseUrl).join(apiUrl)) as unknown,
-      { tls: cert, rewriteLocation: (loc) => loc.split(mock.cdnUrl).join(cdn.url) },
-    );
-    apiUrl = api.url;
-    closers.push(api);
+    const { api, cdn } = await startTlsFronts(mock, cert);
+    closers.push(api, cdn);
     const dir = tempDir("svc-dl-keepalive-");
     const r = await runCli(["packs", "sync", dir, "--json"], {
       cwd: dir,

@@ -103,3 +103,24 @@ export async function startFrontServer(
     },
   };
 }
+
+/**
+ * The mock service behind two https fronts with `tls` (a private CA): `api` (use its `url` as
+ * SVC_BASE_URL; the CDN URLs in its JSON answers and redirects point to `cdn`) and `cdn`. The
+ * caller closes both.
+ */
+export async function startTlsFronts(
+  mock: { baseUrl: string; cdnUrl: string },
+  tls: { key: string; cert: string },
+): Promise<{ api: FrontServer; cdn: FrontServer }> {
+  const cdn = await startFrontServer(mock.cdnUrl, () => false, undefined, { tls });
+  let apiUrl = "";
+  const api = await startFrontServer(
+    mock.baseUrl,
+    () => false,
+    (_path, body) => JSON.parse(JSON.stringify(body).split(mock.baseUrl).join(apiUrl)) as unknown,
+    { tls, rewriteLocation: (loc) => loc.split(mock.cdnUrl).join(cdn.url) },
+  );
+  apiUrl = api.url;
+  return { api, cdn };
+}

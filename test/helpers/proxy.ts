@@ -1,6 +1,16 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 
+/** An env for runCli/spawnCli without any proxy variable of the machine. */
+export const NO_PROXY_ENV = {
+  HTTPS_PROXY: undefined,
+  HTTP_PROXY: undefined,
+  https_proxy: undefined,
+  http_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
+
 /** A forward proxy on 127.0.0.1 that records what it is asked and what passes through it. */
 export interface ForwardProxy {
   /** `http://127.0.0.1:PORT` */

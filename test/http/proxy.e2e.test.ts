@@ -10,18 +10,9 @@ import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
 import { type CliResult, registerSecret, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/download.js";
-import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
-import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
+import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
+import { type ForwardProxy, NO_PROXY_ENV, startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
-
-const NO_PROXY_ENV = {
-  HTTPS_PROXY: undefined,
-  HTTP_PROXY: undefined,
-  https_proxy: undefined,
-  http_proxy: undefined,
-  NO_PROXY: undefined,
-  no_proxy: undefined,
-};
 
 let mock: MockService;
 let cert: SelfSignedCert;
@@ -36,15 +27,7 @@ beforeAll(async () => {
   cert = made;
   mock = await startMockService({ quiet: true });
   registerSecret(mock.apiKey);
-  cdn = await startFrontServer(mock.cdnUrl, () => false, undefined, { tls: cert });
-  let apiUrl = "";
-  api = await startFrontServer(
-    mock.baseUrl,
-    () => false,
-    (_path, body) => JSON.parse(JSON.stringify(body).split(mock.baseUrl).join(apiUrl)) as unknown,
-    { tls: cert, rewriteLocation: (loc) => loc.split(mock.cdnUrl).join(cdn.url) },
-  );
-  apiUrl = api.url;
+  ({ api, cdn } = await startTlsFronts(mock, cert));
   proxy = await startForwardProxy();
   const list = await cli(["packs", "list", "--json"], {});
   slug = (JSON.parse(list.stdout) as { slug: string }[])[0]?.slug ?? "";

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../helpers/cli.js";
 import { useMockService } from "../../helpers/mock.js";
-import { startForwardProxy } from "../../helpers/proxy.js";
+import { NO_PROXY_ENV, startForwardProxy } from "../../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../../helpers/tls.js";
 
 /** `svc-dl doctor`: DNS, proxy in use, TCP and TLS to the API origin (cli-contract "Operating unattended"). */
@@ -13,16 +13,6 @@ const shared = useMockService();
 interface DoctorDoc {
   checks: { name: string; status: string; finding: string; hint: string | null }[];
 }
-
-/** No proxy variable of the machine leaks into a run. */
-const NO_PROXY_ENV = {
-  https_proxy: undefined,
-  HTTPS_PROXY: undefined,
-  http_proxy: undefined,
-  HTTP_PROXY: undefined,
-  no_proxy: undefined,
-  NO_PROXY: undefined,
-};
 
 async function doctor(args: string[], env: Record<string, string | undefined>) {
   const r = await runCli(["doctor", "--json", ...args], { env: { ...NO_PROXY_ENV, ...env } });
