@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import type { LookupFunction } from "node:net";
 import { resolve } from "node:path";
-import { rootCertificates } from "node:tls";
-import { Agent, type Dispatcher, ProxyAgent } from "undici";
+import { Agent, type Dispatcher, Pool, ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
 import { ProxyRouter, type ProxySettings, proxyFor } from "./proxy-route.js";
 import { tunnelClientFactory } from "./proxy-tunnel.js";
+import { type TlsTrust, tlsTrust } from "./tls-trust.js";
 
 export type { ProxySettings } from "./proxy-route.js";
 
@@ -86,62 +85,22 @@ export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
 }
 
 /**
- * Trusted roots: Node's bundled roots, `NODE_EXTRA_CA_CERTS` of `settings.env` and the CA file.
- * Returns undefined when there is no CA file and no `NODE_EXTRA_CA_CERTS` other than the one the
- * process started with (Node's defaults, which include that one, apply). Node reads the variable
- * only at process start, so one given in the env of a library call (or an in-process run) is
- * read here. Throws UsageError (exit 2,
- * `invalid_ca_file`) when the CA file cannot be read or holds no PEM.
- */
-export function trustedCas(
-  settings: Pick<NetworkSettings, "caFile" | "env">,
-): string[] | undefined {
-  const caFile = settings.caFile?.trim();
-  const extra = settings.env.NODE_EXTRA_CA_CERTS?.trim();
-  // The process loaded its own NODE_EXTRA_CA_CERTS at start: Node's defaults (which may also be
-  // the system's store) already hold it, so only a different one needs an explicit list.
-  const loadedByNode = extra !== undefined && extra === process.env.NODE_EXTRA_CA_CERTS?.trim();
-  if (!caFile && (!extra || loadedByNode)) return undefined;
-  const cas = [...rootCertificates];
-  if (extra) {
-    try {
-      cas.push(readFileSync(extra, "utf8"));
-    } catch {
-      // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS; the CA file still applies.
-    }
-  }
-  if (!caFile) return cas;
-  let pem: string;
-  try {
-    pem = readFileSync(caFile, "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read the CA file ${caFile}: ${(err as Error).message}`, {
-      code: "invalid_ca_file",
-    });
-  }
-  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
-    throw new UsageError(`the CA file ${caFile} holds no PEM certificate`, {
-      code: "invalid_ca_file",
-    });
-  }
-  cas.push(pem);
-  return cas;
-}
-
-/**
  * The one dispatcher of a run (cli-contract "Networks"): keep-alive connections per origin
  * (a sync reuses connections and TLS sessions), every request API and CDN alike through the
  * proxy {@link proxyFor} picks when one is set (`NO_PROXY` honoured, CIDR blocks included; https
  * through a `CONNECT` tunnel, so the proxy never sees the key; plain http only through a
- * loopback proxy), the extra CAs for the origin connections, and a silence limit of 30 s while
- * connecting, for the head and between body bytes.
+ * loopback proxy), the run's {@link TlsTrust} for TLS connections (its one SecureContext, built
+ * at the first https origin or the first request through a proxy), and a silence limit of 30 s
+ * while connecting, for the head and between body bytes. Throws UsageError (exit 2)
+ * `invalid_proxy` / `invalid_ca_file`.
  */
 export function createDispatcher(settings: NetworkSettings): {
   dispatcher: Dispatcher;
   proxy: ProxySettings;
+  trust: TlsTrust;
 } {
   const proxy = proxySettings(settings);
-  const ca = trustedCas(settings);
+  const trust = tlsTrust(settings);
   const idle = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const common = {
     keepAliveTimeout: 10_000,
@@ -151,18 +110,33 @@ export function createDispatcher(settings: NetworkSettings): {
     maxResponseSize: -1,
   };
   const lookup = settings.lookup ? { lookup: settings.lookup } : {};
-  const direct = new Agent({ ...common, connect: { ...(ca ? { ca } : {}), ...lookup } });
-  if (proxy.httpProxy === "" && proxy.httpsProxy === "") return { dispatcher: direct, proxy };
-  const through = (uri: string): Dispatcher =>
-    new ProxyAgent({
+  const direct = new Agent({
+    ...common,
+    connect: lookup,
+    // undici's own factory (a Pool per origin), with the context for an https origin
+    factory: (origin, opts: Pool.Options) => {
+      const secureContext =
+        new URL(String(origin)).protocol === "https:" ? trust.secureContext() : undefined;
+      if (!secureContext) return new Pool(origin, opts);
+      return new Pool(origin, { ...opts, connect: { ...lookup, secureContext } });
+    },
+  });
+  if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
+    return { dispatcher: direct, proxy, trust };
+  }
+  const through = (uri: string): Dispatcher => {
+    const secureContext = trust.secureContext();
+    const tls = secureContext ? { secureContext } : {};
+    return new ProxyAgent({
       ...common,
       uri,
       // a proxy that drops a CONNECT fails the request once
       clientFactory: tunnelClientFactory(idle),
-      ...(ca ? { requestTls: { ca } } : {}),
-      proxyTls: { ...(ca ? { ca } : {}), ...lookup },
+      ...(secureContext ? { requestTls: tls } : {}),
+      proxyTls: { ...tls, ...lookup },
     });
-  return { dispatcher: new ProxyRouter(proxy, direct, through), proxy };
+  };
+  return { dispatcher: new ProxyRouter(proxy, direct, through), proxy, trust };
 }
 
 /**
@@ -180,6 +154,6 @@ export function normaliseNetworkSetting(
     return value.trim();
   }
   const path = resolve(cwd, value.trim());
-  trustedCas({ caFile: path, env: {} });
+  tlsTrust({ caFile: path, env: {} });
   return path;
 }

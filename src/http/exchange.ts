@@ -11,7 +11,6 @@ import {
   type LowSpeedLimit,
   type ProxySettings,
   proxyLabel,
-  trustedCas,
 } from "./dispatcher.js";
 import { type Budget, budgetForPath, RateLimitPacer } from "./pacer.js";
 import { learnBodySecrets, learnProxyPassword, Redactor } from "./redact.js";
@@ -21,6 +20,7 @@ import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-typ
 import { type BodyTransport, dispatchRequest, headerValue } from "./response-body.js";
 import { DEFAULT_RETRY, RetryBudget, type RetrySettings } from "./retry.js";
 import { systemClock } from "./system-clock.js";
+import type { TlsTrust } from "./tls-trust.js";
 import { checkRequestUrl } from "./url-policy.js";
 
 /** Longest graceful close of the connections at the end of a run, in ms. */
@@ -51,6 +51,7 @@ export class HttpExchange {
   protected readonly options: HttpClientOptions;
   readonly #dispatcher: Dispatcher;
   readonly #proxy: ProxySettings | undefined;
+  readonly #trust: TlsTrust | undefined;
   readonly #retry: RetrySettings;
   #bodyTransport: Promise<BodyTransport> | undefined;
 
@@ -75,6 +76,7 @@ export class HttpExchange {
       const built = createDispatcher(opts.network ?? { env: {} });
       this.#dispatcher = built.dispatcher;
       this.#proxy = built.proxy;
+      this.#trust = built.trust;
       // Proxy credentials are never printed (cli-contract "Networks").
       for (const proxy of [built.proxy.httpProxy, built.proxy.httpsProxy]) {
         learnProxyPassword(this.redactor, proxy);
@@ -224,11 +226,14 @@ export class HttpExchange {
   #fastBody(): Promise<BodyTransport> | undefined {
     const load = this.options.bodyTransport;
     const proxy = this.#proxy;
-    if (!load || !proxy || proxy.httpProxy !== "" || proxy.httpsProxy !== "") return undefined;
+    const trust = this.#trust;
+    if (!load || !proxy || !trust || proxy.httpProxy !== "" || proxy.httpsProxy !== "") {
+      return undefined;
+    }
     const network = this.options.network ?? { env: {} };
     this.#bodyTransport ??= load().then((make) =>
       make({
-        ca: trustedCas(network),
+        secureContext: () => trust.secureContext(),
         lookup: network.lookup,
         idleMs: network.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
       }),

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { TLSSocket } from "node:tls";
+import type { SecureContext, TLSSocket } from "node:tls";
 import { buildConnector } from "undici";
 import { IDLE_TIMEOUT_MS } from "./dispatcher.js";
 
@@ -12,7 +12,8 @@ import { IDLE_TIMEOUT_MS } from "./dispatcher.js";
  *
  * - `tls` false: a TCP connection to `host`:`port`.
  * - `tls` true: a TLS handshake with `host`, over `tunnel` when given (a proxy's CONNECT
- *   tunnel); `ca` replaces the trusted CAs when given. The certificate is not rejected here:
+ *   tunnel); with `secureContext` (the run's: src/http/tls-trust.ts) when given, else Node's
+ *   default trust. The certificate is not rejected here:
  *   the caller judges `authorized` / `authorizationError`.
  *
  * Rejects with the socket's error, or undici's `ConnectTimeoutError`
@@ -23,12 +24,17 @@ export function probeConnect(opts: {
   port: number;
   tls: boolean;
   tunnel?: Duplex;
-  ca?: string[];
+  secureContext?: SecureContext;
 }): Promise<Socket | TLSSocket> {
   const connector = buildConnector({
     timeout: IDLE_TIMEOUT_MS,
     maxCachedSessions: 0,
-    ...(opts.tls ? { rejectUnauthorized: false, ...(opts.ca ? { ca: opts.ca } : {}) } : {}),
+    ...(opts.tls
+      ? {
+          rejectUnauthorized: false,
+          ...(opts.secureContext ? { secureContext: opts.secureContext } : {}),
+        }
+      : {}),
   });
   return new Promise((resolve, reject) => {
     connector(

@@ -1,4 +1,5 @@
 import type { LookupFunction } from "node:net";
+import type { SecureContext } from "node:tls";
 import type { Dispatcher } from "undici";
 
 /** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
@@ -191,8 +192,8 @@ export interface BodyController {
 
 /** Connection settings of the run, for a {@link BodyTransport}. */
 export interface BodyTransportSettings {
-  /** Trusted CAs (PEM) when not Node's defaults. */
-  ca: string[] | undefined;
+  /** The run's SecureContext at each TLS connect (src/http/tls-trust.ts); undefined: Node's. */
+  secureContext: () => SecureContext | undefined;
   lookup: LookupFunction | undefined;
   /** Silence limit while connecting, for the head and between body bytes, in ms. */
   idleMs: number;

@@ -5,7 +5,8 @@ import { packageVersion } from "../context.js";
 import { toSvcError } from "../errors/format.js";
 import { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { type NetworkSettings, proxySettings, trustedCas } from "../http/dispatcher.js";
+import { type NetworkSettings, proxySettings } from "../http/dispatcher.js";
+import { tlsTrust } from "../http/tls-trust.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { createServices, type Services } from "../services.js";
 import { downloadOne, installManifest, type OperationContext, syncDir } from "./operations.js";
@@ -124,7 +125,7 @@ function networkOf(options: ClientOptions): NetworkSettings {
     ...(caFile ? { caFile } : {}),
   };
   proxySettings(network);
-  trustedCas(network);
+  tlsTrust(network);
   return network;
 }
 

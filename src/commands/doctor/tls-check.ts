@@ -1,8 +1,14 @@
 import type { Duplex } from "node:stream";
-import { checkServerIdentity, type PeerCertificate, type TLSSocket } from "node:tls";
+import {
+  checkServerIdentity,
+  type PeerCertificate,
+  type SecureContext,
+  type TLSSocket,
+} from "node:tls";
 import { CA_HINT, classifyNetworkError } from "../../http/classify.js";
-import { type NetworkSettings, trustedCas } from "../../http/dispatcher.js";
+import type { NetworkSettings } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
+import { tlsTrust } from "../../http/tls-trust.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
 import { endpointOf, type ProbeTarget } from "./probe.js";
 import { openTunnel, TunnelRefused } from "./tunnel.js";
@@ -28,7 +34,7 @@ const DAY_MS = 86_400_000;
 /**
  * TLS to the API origin (cli-contract "Operating unattended", doctor; "Networks"): one handshake
  * with the trust the run uses (Node's CA list, plus `NODE_EXTRA_CA_CERTS` and the CA file, as
- * `trustedCas` builds it), through the proxy's tunnel when one is in use. Reports the protocol,
+ * `tlsTrust` builds it, the same SecureContext), through the proxy's tunnel when one is in use. Reports the protocol,
  * the certificate's subject, issuer and expiry, and the CA source; fails `tls_error` for an
  * untrusted, expired or misnamed certificate, `not_tls` for a port that answers in plain text,
  * `proxy_error` for a refused tunnel, each with the hint that fixes it. Nothing is sent on the
@@ -39,15 +45,15 @@ export async function tlsCheck(p: TlsProbe): Promise<DoctorCheck> {
     const finding = "not used: plain http:// (allowed for a service on this machine only)";
     return { name: "tls", status: "ok", finding, hint: null };
   }
-  let ca: string[] | undefined;
+  let secureContext: SecureContext | undefined;
   try {
-    ca = trustedCas(p.settings);
+    secureContext = tlsTrust(p.settings).secureContext();
   } catch (err) {
     return failure("tls", err);
   }
   let socket: TLSSocket;
   try {
-    socket = await handshake(p.target.url, p.proxy, ca);
+    socket = await handshake(p.target.url, p.proxy, secureContext);
   } catch (err) {
     return handshakeFailure(err, p);
   }
@@ -83,10 +89,12 @@ function caLabel(p: TlsProbe): string {
 async function handshake(
   url: URL,
   proxy: URL | undefined,
-  ca: string[] | undefined,
+  secureContext: SecureContext | undefined,
 ): Promise<TLSSocket> {
   const { host, port } = endpointOf(url);
-  const tunnel: Duplex | undefined = proxy ? await openTunnel(proxy, url, ca) : undefined;
+  const tunnel: Duplex | undefined = proxy
+    ? await openTunnel(proxy, url, secureContext)
+    : undefined;
   try {
     // with a tunnel, `host` only names whom the certificate must be issued for
     return (await probeConnect({
@@ -94,7 +102,7 @@ async function handshake(
       port,
       tls: true,
       ...(tunnel ? { tunnel } : {}),
-      ...(ca ? { ca } : {}),
+      ...(secureContext ? { secureContext } : {}),
     })) as TLSSocket;
   } catch (err) {
     tunnel?.destroy();

@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream";
+import type { SecureContext } from "node:tls";
 import { Client } from "undici";
 import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
 import { maskUrlPassword } from "../../http/redact.js";
@@ -17,14 +18,18 @@ export class TunnelRefused extends Error {
 /**
  * Opens a `CONNECT` tunnel through `proxy` to `url`'s host and port with undici (as the run's
  * ProxyAgent does: a login in the proxy's URL goes as `Proxy-Authorization: Basic`, an https
- * proxy is verified with `ca`), and returns the raw tunnel socket (the caller owns it). Throws
+ * proxy is verified with `secureContext`, the run's, when given), and returns the raw tunnel socket (the caller owns it). Throws
  * {@link TunnelRefused} when the proxy answers anything but 200 or closes the connection.
  */
-export async function openTunnel(proxy: URL, url: URL, ca: string[] | undefined): Promise<Duplex> {
+export async function openTunnel(
+  proxy: URL,
+  url: URL,
+  secureContext: SecureContext | undefined,
+): Promise<Duplex> {
   const { port } = endpointOf(url);
   const authority = `${url.hostname}:${port}`;
   const client = new Client(proxy.origin, {
-    connect: { timeout: IDLE_TIMEOUT_MS, ...(ca ? { ca } : {}) },
+    connect: { timeout: IDLE_TIMEOUT_MS, ...(secureContext ? { secureContext } : {}) },
     headersTimeout: IDLE_TIMEOUT_MS,
   });
   const headers: Record<string, string> = { host: authority };

@@ -1,6 +1,6 @@
 import type { LookupFunction } from "node:net";
 import * as net from "node:net";
-import * as tls from "node:tls";
+import type * as tls from "node:tls";
 import type {
   BodyTransport,
   BodyTransportSettings,
@@ -90,11 +90,13 @@ class FastBodyTransport implements BodyTransport {
       : {};
     if (url.protocol === "https:") {
       const session = this.#sessions.get(url.origin);
-      conn.socket = tls.connect({
+      const secureContext = this.#settings.secureContext();
+      // node:tls only for an https origin: an http-only run never loads it
+      conn.socket = process.getBuiltinModule("node:tls").connect({
         host,
         port,
         ...(net.isIP(host) ? {} : { servername: host }),
-        ...(this.#settings.ca ? { ca: this.#settings.ca } : {}),
+        ...(secureContext ? { secureContext } : {}),
         ...(session ? { session } : {}),
         ALPNProtocols: ["http/1.1"],
         onread,

@@ -39,7 +39,7 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-const settings = { ca: undefined, lookup: undefined, idleMs: 10_000 };
+const settings = { secureContext: () => undefined, lookup: undefined, idleMs: 10_000 };
 const BODY = Buffer.alloc(200 * 1024, 0x61);
 
 /** Lets the event loop turn until the socket has delivered what it will. */
