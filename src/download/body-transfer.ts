@@ -1,5 +1,6 @@
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpResponse } from "../http/request-types.js";
+import type { BodyLender } from "../http/response-body.js";
 import { corruptDownload } from "./errors.js";
 import { lowSpeedCheck } from "./low-speed.js";
 import { openTransferGate } from "./rate-limit.js";
@@ -31,18 +32,24 @@ export async function transferBody<R>(
   const gate = openTransferGate(transport.transferPacing, transport.clock, signal);
   let taken = sink.bytes();
   try {
-    await res.body.consume((chunk) => {
-      lowSpeed(chunk.length);
-      taken += chunk.length; // bytes a paced gate still holds count too
-      if (head.total !== undefined && taken > head.total) {
-        overflow = corruptDownload(`the server sent more than the announced ${head.total} bytes`, {
-          httpStatus: res.status,
-          requestId: res.requestId,
-        });
-        throw overflow;
-      }
-      return gate ? gate.write(chunk, (c) => sink.write(c)) : sink.write(chunk);
-    });
+    await res.body.consume(
+      (chunk) => {
+        lowSpeed(chunk.length);
+        taken += chunk.length; // bytes a paced gate still holds count too
+        if (head.total !== undefined && taken > head.total) {
+          overflow = corruptDownload(
+            `the server sent more than the announced ${head.total} bytes`,
+            {
+              httpStatus: res.status,
+              requestId: res.requestId,
+            },
+          );
+          throw overflow;
+        }
+        return gate ? gate.write(chunk, (c) => sink.write(c)) : sink.write(chunk);
+      },
+      lender(sink, gate === undefined),
+    );
   } catch (err) {
     failure = err;
   } finally {
@@ -50,4 +57,13 @@ export async function transferBody<R>(
     sink.end();
   }
   return { failure, overflow };
+}
+
+/**
+ * The sink's memory for the socket's next read (zero copy), when it has some to lend and each
+ * chunk reaches it during its data callback: a paced chunk may wait, and a read must never land
+ * on bytes still waiting.
+ */
+function lender<R>(sink: DownloadSink<R>, direct: boolean): BodyLender | undefined {
+  return direct && sink.lend ? () => sink.lend?.() : undefined;
 }

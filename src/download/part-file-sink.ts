@@ -146,6 +146,10 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     return undefined;
   }
 
+  lend(): Buffer | undefined {
+    return this.#writer?.lend();
+  }
+
   bytes(): number {
     return this.#writer?.bytes ?? 0;
   }

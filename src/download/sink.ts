@@ -1,4 +1,5 @@
 import type { HttpResponse } from "../http/request-types.js";
+import type { BodyLender } from "../http/response-body.js";
 
 /** Bytes a sink already holds and can resume from (`Range: bytes=offset-`, `If-Range: etag`). */
 export interface ResumePoint {
@@ -37,6 +38,11 @@ export interface DownloadSink<R> {
   begin(res: HttpResponse, head: BodyHead): { result: R } | undefined;
   /** One body chunk; a promise pauses the socket until it settles. Throws to abort. */
   write(chunk: Buffer): undefined | Promise<void>;
+  /**
+   * Optional: memory for the next socket read to land in, so that its `write` needs no copy
+   * (see {@link BodyLender}). Undefined: the transport reads into its own buffer.
+   */
+  lend?(): Buffer | undefined;
   /** Bytes held now (resume offset plus what was written). */
   bytes(): number;
   /** The transfer of this attempt ended (successfully or not): release what `begin` opened. */

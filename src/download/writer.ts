@@ -24,14 +24,22 @@ export const DEFAULT_TUNING: WriterTuning = {
 /**
  * A file being written by the download core, with a running SHA-256 of every byte in it. Body
  * chunks are borrowed views (the fast path's reused read buffer): each is hashed in place at
- * once and copied into one reused 1 MiB buffer, written with one `writeSync` per MiB on a raw
- * fd (docs/performance.md); a chunk of 256 KiB or more that finds the buffer empty is written
- * straight from the view. Because `write()` returns only after the bytes are in the file or
- * the buffer, a data callback that calls it never buffers more than one batch.
+ * once and gathered in one reused buffer, written with one `writeSync` per MiB on a raw fd
+ * (docs/performance.md). The buffer can be lent to the socket ({@link lend}): a read that lands
+ * where it was lent is gathered without a copy. Any other chunk is copied, or, a chunk of
+ * 256 KiB or more that finds the buffer empty, written straight from the view. Because
+ * `write()` returns only after the bytes are in the file or the buffer, a data callback that
+ * calls it never buffers more than one batch.
  */
 export interface HashingFileWriter {
   /** Hashes `chunk` and gathers it (copied; never kept). Throws FileSystemError (exit 8) on write failure. */
   write(chunk: Buffer): void;
+  /**
+   * The free part of the gather buffer (at least one batch long), for the next socket read to
+   * land in: a {@link write} of a view that starts there takes it without copying. Until that
+   * write comes, nothing else is put in the lent part (other chunks are written out directly).
+   */
+  lend(): Buffer;
   /** Writes out the gathered bytes. */
   flush(): void;
   /**
@@ -61,57 +69,108 @@ export function openHashingWriter(
   tuning: WriterTuning = DEFAULT_TUNING,
 ): HashingFileWriter {
   const hash = createHash("sha256");
-  const sink = openSink(path, resumeFrom, hash, tuning);
-  // Chunks are borrowed (src/http/response-body.ts): copied into one reused buffer, written
-  // once per batch; a large chunk arriving with the buffer empty is written straight from it.
-  const slab = Buffer.allocUnsafeSlow(tuning.batchBytes);
-  let fill = 0;
-  let closed = false;
-  let lastFlushAt = Date.now();
+  return new GatheringWriter(hash, openSink(path, resumeFrom, hash, tuning), tuning);
+}
 
-  const flush = (): void => {
-    lastFlushAt = Date.now();
-    if (fill === 0) return;
-    const length = fill;
-    fill = 0;
-    sink.writeAll(slab, length);
-  };
+/**
+ * {@link HashingFileWriter} over a {@link FileSink}. Chunks are borrowed
+ * (src/http/response-body.ts): gathered in one reused buffer twice a batch long (so a lent
+ * part is always a whole batch), written once per batch.
+ */
+class GatheringWriter implements HashingFileWriter {
+  readonly #hash: Hash;
+  readonly #sink: FileSink;
+  readonly #batch: number;
+  readonly #maxDelayMs: number;
+  readonly #slab: Buffer;
+  #fill = 0;
+  /** Where the part lent to the socket starts, -1 when none is lent. */
+  #lentAt = -1;
+  #closed = false;
+  #lastFlushAt = Date.now();
 
-  return {
-    get bytes() {
-      return sink.position + fill;
-    },
-    write(chunk) {
-      hash.update(chunk);
-      if (fill === 0 && chunk.length >= slab.length >>> 2) {
-        lastFlushAt = Date.now();
-        sink.writeAll(chunk, chunk.length);
+  constructor(hash: Hash, sink: FileSink, tuning: WriterTuning) {
+    this.#hash = hash;
+    this.#sink = sink;
+    this.#batch = tuning.batchBytes;
+    this.#maxDelayMs = tuning.maxDelayMs;
+    this.#slab = Buffer.allocUnsafeSlow(tuning.batchBytes * 2);
+  }
+
+  get bytes(): number {
+    return this.#sink.position + this.#fill;
+  }
+
+  write(chunk: Buffer): void {
+    this.#hash.update(chunk);
+    const slab = this.#slab;
+    if (this.#lentAt >= 0) {
+      if (
+        this.#lentAt === this.#fill &&
+        chunk.buffer === slab.buffer &&
+        chunk.byteOffset === slab.byteOffset + this.#lentAt
+      ) {
+        this.#lentAt = -1; // the read landed where it was lent: nothing to copy
+        this.#fill += chunk.length;
+        if (this.#fill >= this.#batch) this.flush();
+        else this.#flushIfLate();
         return;
       }
-      for (let from = 0; from < chunk.length; ) {
-        const n = Math.min(slab.length - fill, chunk.length - from);
-        chunk.copy(slab, fill, from, from + n);
-        fill += n;
-        from += n;
-        if (fill === slab.length) flush();
-      }
-      if (fill > 0 && Date.now() - lastFlushAt >= tuning.maxDelayMs) flush();
-    },
-    flush,
-    close() {
-      if (closed) return;
-      closed = true;
-      try {
-        flush();
-      } finally {
-        sink.close();
-      }
-    },
-    settled: () => sink.settled(),
-    digest() {
-      return hash.digest("hex");
-    },
-  };
+      // A read may still land in the lent part: never copy into it.
+      this.flush();
+      this.#sink.writeAll(chunk, chunk.length);
+      return;
+    }
+    if (this.#fill === 0 && chunk.length >= this.#batch >>> 2) {
+      this.#lastFlushAt = Date.now();
+      this.#sink.writeAll(chunk, chunk.length);
+      return;
+    }
+    for (let from = 0; from < chunk.length; ) {
+      const n = Math.min(this.#batch - this.#fill, chunk.length - from);
+      chunk.copy(slab, this.#fill, from, from + n);
+      this.#fill += n;
+      from += n;
+      if (this.#fill === this.#batch) this.flush();
+    }
+    this.#flushIfLate();
+  }
+
+  lend(): Buffer {
+    this.#lentAt = this.#fill;
+    return this.#slab.subarray(this.#fill, this.#fill + this.#batch);
+  }
+
+  flush(): void {
+    this.#lastFlushAt = Date.now();
+    if (this.#fill === 0) return;
+    const length = this.#fill;
+    this.#fill = 0;
+    this.#sink.writeAll(this.#slab, length);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.flush();
+    } finally {
+      this.#sink.close();
+    }
+  }
+
+  settled(): Promise<void> {
+    return this.#sink.settled();
+  }
+
+  digest(): string {
+    return this.#hash.digest("hex");
+  }
+
+  /** Gathered bytes do not wait longer than `maxDelayMs` on a slow connection. */
+  #flushIfLate(): void {
+    if (this.#fill > 0 && Date.now() - this.#lastFlushAt >= this.#maxDelayMs) this.flush();
+  }
 }
 
 /** The file side of a {@link HashingFileWriter}: positional writes and background syncs. */

@@ -34,6 +34,14 @@ export function headerListValue(
  */
 export type BodySink = (chunk: Buffer) => undefined | Promise<void>;
 
+/**
+ * Memory of the reader's for the transport's next socket read (zero copy): the body fast path
+ * reads there, and the chunk then handed to the {@link BodySink} is a view of it. The reader
+ * must leave that memory alone until its sink is called again; undefined: the transport reads
+ * into its own buffer.
+ */
+export type BodyLender = () => Buffer | undefined;
+
 /** Most bytes held while nobody reads the body yet, before the socket is paused. */
 const EARLY_BYTES = 64 * 1024;
 /** Most bytes read and thrown away by {@link ResponseBody.dump} to keep a connection alive. */
@@ -51,6 +59,7 @@ export class ResponseBody {
   #early: Buffer[] = [];
   #earlyBytes = 0;
   #sink: BodySink | undefined;
+  #lend: BodyLender | undefined;
   #ended = false;
   #error: Error | undefined;
   #settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
@@ -85,18 +94,26 @@ export class ResponseBody {
     this.#settle?.reject(err);
   }
 
+  /** @internal where the next socket read may land: the reader's memory, when it lends some */
+  target(): Buffer | undefined {
+    if (!this.#lend || this.#ended || this.#error || this.#early.length > 0) return undefined;
+    return this.#lend();
+  }
+
   /** True once the whole body arrived. */
   get complete(): boolean {
     return this.#ended;
   }
 
   /**
-   * Sends every body byte to `sink` (see {@link BodySink}). Resolves at the body's end; rejects
-   * with the transfer's error or what the sink threw (the response is then aborted).
+   * Sends every body byte to `sink` (see {@link BodySink}); `lend`, when given, offers memory
+   * for the socket reads ({@link BodyLender}). Resolves at the body's end; rejects with the
+   * transfer's error or what the sink threw (the response is then aborted).
    */
-  consume(sink: BodySink): Promise<void> {
+  consume(sink: BodySink, lend?: BodyLender): Promise<void> {
     if (this.#sink) return Promise.reject(new Error("response body read twice"));
     this.#sink = sink;
+    this.#lend = lend;
     return new Promise<void>((resolve, reject) => {
       this.#settle = { resolve, reject };
       const early = this.#early;

@@ -10,6 +10,8 @@ export interface Conn {
   onBytes: (view: Buffer) => boolean;
   onEnd: (err: Error) => void;
   onTimeout: () => void;
+  /** Where the next read lands, when the reader lends memory (undefined: the connection's buffer). */
+  target: () => Buffer | undefined;
   /** Bytes of a response seen on it (0: a reused connection may have been closed by the server). */
   used: boolean;
 }
@@ -71,6 +73,8 @@ class Exchange {
     const { conn, init } = this;
     this.#body.attach(this.#controller());
     conn.onBytes = (view) => this.#onBytes(view);
+    conn.target = () =>
+      this.#started && !this.#paused && !this.#finished ? this.#body.target() : undefined;
     conn.onEnd = (err) => {
       if (this.#finished) return;
       this.#fail(conn.used || this.#started ? err : Object.assign(err, { earlyClose: true }));

@@ -12,7 +12,8 @@ import { type Conn, type ExchangeOwner, exchange, undiciError } from "./exchange
 /**
  * The body fast path's transport (docs/design.md "The body fast path"; the only file of src/
  * that opens sockets besides undici): download GETs to the CDN, without a proxy, read with
- * `onread` into one reused 1 MiB buffer per connection, the body handed to the sink as views
+ * `onread` into one reused 1 MiB buffer per connection, or into the memory the reader lends
+ * (`BodyLender`: the part file's gather buffer, no copy), the body handed to the sink as views
  * of that buffer (borrowed: valid during the sink call only). Keep-alive per origin and TLS
  * session reuse. The head goes through {@link ResponseFramer}; anything it refuses closes the
  * connection and resolves undefined, so the client repeats the request through undici (and
@@ -76,12 +77,13 @@ class FastBodyTransport implements BodyTransport {
       onBytes: () => false,
       onEnd: () => undefined,
       onTimeout: () => conn.socket.destroy(),
+      target: () => undefined,
       used: false,
     };
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");
     const onread = {
-      buffer,
+      buffer: () => conn.target() ?? buffer, // asked before every read
       callback: (n: number, buf: Uint8Array) =>
         conn.onBytes(Buffer.from(buf.buffer, buf.byteOffset, n)),
     };
@@ -131,6 +133,7 @@ class FastBodyTransport implements BodyTransport {
     };
     conn.onEnd = () => undefined;
     conn.onTimeout = () => socket.destroy();
+    conn.target = () => undefined;
     socket.resume(); // a reader's pause may have stopped it: an idle connection keeps reading
     socket.unref();
     this.#idle.set(conn.origin, conn);

@@ -1,6 +1,13 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { join } from "node:path";
+import * as tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { createFastBodyTransport } from "../../../src/download/fast-body/transport.js";
+import { openHashingWriter } from "../../../src/download/writer.js";
+import { tempDir } from "../../helpers/files.js";
+import { makeSelfSignedCert } from "../../helpers/tls.js";
 
 /** A raw TCP server answering every request on a connection with `answer()` in one write. */
 async function rawServer(answer: () => Buffer): Promise<{
@@ -96,5 +103,78 @@ describe("body fast path: transport", () => {
     } finally {
       transport.close();
     }
+  });
+
+  describe("into the memory the reader lends (zero copy)", () => {
+    const big = randomBytes(6 << 20);
+    const answer = (): Buffer =>
+      Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n`), big]);
+    const cert = makeSelfSignedCert(["IP:127.0.0.1"]);
+
+    /** Serves `answer()` over TLS (the same framing as {@link rawServer}). */
+    async function tlsServer(): Promise<{ url: URL; server: Server }> {
+      if (!cert) throw new Error("openssl is needed for this test");
+      const server = tls.createServer({ key: cert.key, cert: cert.cert }, (socket) => {
+        socket.once("data", () => socket.write(answer()));
+        socket.on("error", () => undefined);
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as { port: number };
+      return { url: new URL(`https://127.0.0.1:${port}/file`), server };
+    }
+
+    /**
+     * Downloads through the part-file writer lending its buffer; every `pauseEvery`-th chunk
+     * the sink answers with a promise (the socket pauses, TLS may still hand over bytes).
+     */
+    async function download(url: URL, pauseEvery: number) {
+      const transport = createFastBodyTransport({
+        ...settings,
+        ca: cert ? [cert.cert] : undefined,
+      });
+      const path = join(tempDir(), "x.part");
+      const writer = openHashingWriter(path, 0);
+      let lent: Buffer | undefined;
+      let chunks = 0;
+      let inPlace = 0;
+      try {
+        const res = await transport.request({ url, method: "GET", headers: {} });
+        await res?.body.consume(
+          (chunk) => {
+            chunks += 1;
+            if (lent && chunk.buffer === lent.buffer && chunk.byteOffset === lent.byteOffset) {
+              inPlace += 1;
+            }
+            writer.write(chunk);
+            return chunks % pauseEvery === 0 ? new Promise((r) => setImmediate(r)) : undefined;
+          },
+          () => {
+            lent = writer.lend();
+            return lent;
+          },
+        );
+      } finally {
+        writer.close();
+        transport.close();
+      }
+      expect(readFileSync(path).equals(big)).toBe(true);
+      return { chunks, inPlace };
+    }
+
+    it("over http: the reads land in the writer's buffer", async () => {
+      const srv = await rawServer(answer);
+      servers.push(srv.server);
+      const { chunks, inPlace } = await download(srv.url, 1_000_000);
+      expect(inPlace).toBeGreaterThan(0);
+      expect(inPlace).toBeGreaterThanOrEqual(chunks - 2); // the read with the head is copied
+    });
+
+    it("over https, paused every few chunks: every byte once, in order", async () => {
+      const srv = await tlsServer();
+      servers.push(srv.server);
+      const { chunks, inPlace } = await download(srv.url, 5);
+      expect(chunks).toBeGreaterThan(300); // TLS hands over 16 KiB at a time
+      expect(inPlace).toBeGreaterThan(chunks / 2);
+    });
   });
 });
