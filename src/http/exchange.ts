@@ -4,6 +4,7 @@ import type { NetworkError } from "../errors/network-error.js";
 import type { Clock } from "../model.js";
 import type { TransferPacing } from "../pacing/transfer.js";
 import { networkErrorFrom } from "./classify.js";
+import { dispatchRequest } from "./dispatch-request.js";
 import {
   createDispatcher,
   IDLE_TIMEOUT_MS,
@@ -17,7 +18,7 @@ import { learnBodySecrets, learnProxyPassword, Redactor } from "./redact.js";
 import { followRedirects } from "./redirects.js";
 import { newRequestId } from "./request-id.js";
 import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
-import { type BodyTransport, dispatchRequest, headerValue } from "./response-body.js";
+import { type BodyTransport, headerValue } from "./response-body.js";
 import { DEFAULT_RETRY, RetryBudget, type RetrySettings } from "./retry.js";
 import { systemClock } from "./system-clock.js";
 import type { TlsTrust } from "./tls-trust.js";

@@ -1,6 +1,5 @@
 import type { LookupFunction } from "node:net";
 import type { SecureContext } from "node:tls";
-import type { Dispatcher } from "undici";
 
 /** Response headers as undici gives them: lower-case names, repeated headers as arrays. */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -223,14 +222,14 @@ export interface BodyTransportSettings {
 export interface BodyTransport {
   /**
    * The response, or undefined when the answer is not one this transport takes (the client
-   * then repeats the request through undici). Rejects like {@link dispatchRequest}.
+   * then repeats the request through undici). Rejects like `dispatchRequest` (dispatch-request.ts).
    */
   request(init: DispatchInit): Promise<RawResponse | undefined>;
   /** Closes its idle connections. */
   close(): void;
 }
 
-/** One request for {@link dispatchRequest}. */
+/** One request for `dispatchRequest` (dispatch-request.ts) or a {@link BodyTransport}. */
 export interface DispatchInit {
   url: URL;
   method: "GET" | "POST";
@@ -244,74 +243,4 @@ export interface RawResponse {
   statusCode: number;
   headers: ResponseHeaders;
   body: ResponseBody;
-}
-
-/**
- * Sends one request through `dispatcher` with undici's handler API (`dispatch()`), no
- * redirects or retries. Resolves when the response head has arrived; rejects with undici's
- * error (connection, TLS, DNS, timeout, bad framing) if it fails before that. An abort of
- * `signal` aborts the request or the body transfer with the signal's reason.
- */
-export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const body = new ResponseBody();
-    let started = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    const abortReason = (): Error => {
-      const reason: unknown = init.signal?.reason;
-      return reason instanceof Error ? reason : new Error("aborted");
-    };
-    const onAbort = (): void => {
-      if (controller) controller.abort(abortReason());
-      // Still waiting for a connection (a proxy's CONNECT, a TLS handshake): undici would only
-      // look at the abort once connected, up to the connect timeout. Settle now; the request
-      // is aborted as soon as undici hands it a controller.
-      if (!started) reject(abortReason());
-    };
-    const cleanup = (): void => init.signal?.removeEventListener("abort", onAbort);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(ctl) {
-        controller = ctl;
-        body.attach(ctl);
-        if (init.signal?.aborted) ctl.abort(abortReason());
-      },
-      onResponseStart(ctl, statusCode, headers) {
-        if (init.signal?.aborted) {
-          ctl.abort(abortReason());
-          return;
-        }
-        started = true;
-        resolve({ statusCode, headers: headers as ResponseHeaders, body });
-      },
-      onResponseData(_ctl, chunk) {
-        body.push(chunk);
-      },
-      onResponseEnd() {
-        cleanup();
-        body.end();
-      },
-      onResponseError(_ctl, err) {
-        cleanup();
-        if (started) body.fail(err);
-        else reject(err);
-      },
-    };
-    init.signal?.addEventListener("abort", onAbort, { once: true });
-    const { origin, pathname, search } = init.url;
-    try {
-      dispatcher.dispatch(
-        {
-          origin,
-          path: `${pathname}${search}`,
-          method: init.method,
-          headers: init.headers,
-          ...(init.body !== undefined ? { body: init.body } : {}),
-        },
-        handler,
-      );
-    } catch (err) {
-      cleanup();
-      reject(err);
-    }
-  });
 }
