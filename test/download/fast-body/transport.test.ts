@@ -128,10 +128,8 @@ describe("body fast path: transport", () => {
      * the sink answers with a promise (the socket pauses, TLS may still hand over bytes).
      */
     async function download(url: URL, pauseEvery: number) {
-      const transport = createFastBodyTransport({
-        ...settings,
-        ca: cert ? [cert.cert] : undefined,
-      });
+      const context = cert ? tls.createSecureContext({ ca: cert.cert }) : undefined;
+      const transport = createFastBodyTransport({ ...settings, secureContext: () => context });
       const path = join(tempDir(), "x.part");
       const writer = openHashingWriter(path, 0);
       let lent: Buffer | undefined;
