@@ -8,8 +8,10 @@
  * The program (dist/cli.js, dist/context.js: what bin/svc-dl.js loads) gets its npm
  * dependencies inlined: a handful of chunks instead of ~270 CommonJS/ESM files to resolve, read
  * and compile at every start (docs/performance.md "Start-up"). Their licence texts go to
- * dist/THIRD-PARTY-LICENSES.txt. The library (dist/index.js) and the mock service keep
- * their dependencies external: an application that imports svc-dl shares its node_modules.
+ * dist/THIRD-PARTY-LICENSES.txt. Its Node built-ins are required, not imported, and those a
+ * run may not need load on first use (scripts/shims/builtins.js). The library (dist/index.js)
+ * and the mock service keep their dependencies external: an application that imports svc-dl
+ * shares its node_modules.
  *
  * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
  * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
@@ -28,6 +30,7 @@ import { constants as http2Constants } from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { builtinsOnFirstUse } from "./shims/builtins.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -56,7 +59,7 @@ const require = __svcCreateRequire(import.meta.url);`,
     mainFields: ["module", "main"],
     legalComments: "eof",
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
-    plugins: [undiciForTheProgram(), http2OnFirstUse()],
+    plugins: [undiciForTheProgram(), http2OnFirstUse(), builtinsOnFirstUse()],
   },
   { outbase: "src", outdir: "dist", entryPoints: ["src/index.ts"] },
   {
