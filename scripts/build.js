@@ -46,7 +46,7 @@ const BUNDLES = [
   {
     outbase: "src",
     outdir: "dist",
-    entryPoints: ["src/cli.ts", "src/context.ts"],
+    entryPoints: ["src/cli.ts", "src/context.ts", "src/cache/compile-cache.ts"],
     packages: "bundle",
     // Inlined CommonJS packages call require() for Node's built-ins: give ESM chunks one.
     banner: {
@@ -59,7 +59,26 @@ const require = __svcCreateRequire(import.meta.url);`,
     mainFields: ["module", "main"],
     legalComments: "eof",
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
-    plugins: [undiciForTheProgram(), http2OnFirstUse(), builtinsOnFirstUse()],
+    plugins: programPlugins(),
+  },
+  // The same program as one CommonJS file, dist/program.cjs: what bin/svc-dl.js runs on Node
+  // 20 through a V8 code cache (src/cache/compile-cache.ts; Node 20 has no compile cache for
+  // ES modules). esbuild keeps lazily imported modules unevaluated until their import().
+  {
+    outdir: "dist",
+    entryPoints: [{ in: "src/cli-bundle.ts", out: "program" }],
+    outExtension: { ".js": ".cjs" },
+    packages: "bundle",
+    splitting: false,
+    format: "cjs",
+    define: { "import.meta.url": "__svcImportMetaUrl" },
+    banner: {
+      js: `// Includes npm packages; their licences: THIRD-PARTY-LICENSES.txt
+var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`,
+    },
+    mainFields: ["module", "main"],
+    legalComments: "eof",
+    plugins: programPlugins(),
   },
   { outbase: "src", outdir: "dist", entryPoints: ["src/index.ts"] },
   {
@@ -86,12 +105,12 @@ async function bundle() {
         build({
           packages: "external",
           legalComments: "none",
+          splitting: true,
+          format: "esm",
           ...b,
           absWorkingDir: root,
           chunkNames: "chunk-[hash]",
           bundle: true,
-          splitting: true,
-          format: "esm",
           platform: "node",
           target: "node20.18",
           sourcemap: false,
@@ -111,8 +130,8 @@ async function bundle() {
       }
     }
     BUNDLES.forEach((b, i) => {
-      if (!b.licenses) return;
-      writeLicenses(results[i].metafile, b.licenses);
+      if (b.packages !== "bundle") return;
+      if (b.licenses) writeLicenses(results[i].metafile, b.licenses);
       assertNoRelativeRequire(results[i].metafile);
     });
     if (metaIndex !== -1) {
@@ -125,6 +144,11 @@ async function bundle() {
     if (!Array.isArray(err?.errors)) console.error(`build: ${err?.message ?? err}`);
     process.exitCode = 1;
   }
+}
+
+/** The esbuild plugins of the program's two builds (ES modules, and dist/program.cjs). */
+function programPlugins() {
+  return [undiciForTheProgram(), http2OnFirstUse(), builtinsOnFirstUse()];
 }
 
 /** Resolves `undici` to scripts/undici-cli.js: only the dispatchers the program uses. */
@@ -172,7 +196,7 @@ module.exports = new Proxy({ constants }, {
  */
 function assertNoRelativeRequire(metafile) {
   for (const out of Object.keys(metafile.outputs)) {
-    if (!out.endsWith(".js")) continue;
+    if (!/\.c?js$/.test(out)) continue;
     const m = /\brequire\d*\(\s*["']\.\.?\/[^"']*["']\s*\)/.exec(
       readFileSync(join(root, out), "utf8"),
     );
@@ -203,7 +227,7 @@ function writeLicenses(metafile, file) {
     return `${pkg.name} ${pkg.version} (${pkg.license ?? "see below"})\n\n${body}\n`;
   });
   const head =
-    "The svc-dl program (dist/cli.js, dist/context.js and the chunks they load) includes these npm packages.\n";
+    "The svc-dl program (dist/cli.js, dist/context.js and the chunks they load; dist/program.cjs) includes these npm packages.\n";
   writeFileSync(join(root, file), `${head}\n${parts.join(`\n${"-".repeat(72)}\n\n`)}`);
 }
 

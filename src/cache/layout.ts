@@ -9,12 +9,22 @@ export const TMP = "tmp";
 export const SHA256 = /^[0-9a-f]{64}$/;
 /** The name of a temp file in {@link TMP} (a UUID). */
 const TMP_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
+/** Subdirectory of the program's V8 code cache (src/cache/compile-cache.ts). */
+export const COMPILE_CACHE = "compile-cache";
+/**
+ * A code cache entry of the program (Node 20): `program-<SHA-256 of the build>-<command>.v8`.
+ */
+export const CODE_ENTRY = /^program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8$/;
+/** safe-fs's temp file beside a {@link CODE_ENTRY} while it is written. */
+const CODE_ENTRY_TMP = /^\.program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8\.\d+\.[0-9a-z]+\.tmp$/;
+/** Names Node's own compile cache (Node 22+) writes: a directory per Node version, files in it. */
+const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
  * The cache's layout (cli-contract "Untrusted text, paths and caches"): a `CACHEDIR.TAG` (the
  * Cache Directory Tagging Specification, https://bford.info/cachedir/, so backup tools skip
- * it), `sha256/<first two hex digits>/<sha256>` entries and `tmp/<uuid>.tmp` files. Nothing
- * else in the root is svc-dl's.
+ * it), `sha256/<first two hex digits>/<sha256>` entries, `tmp/<uuid>.tmp` files and the
+ * program's code cache in `compile-cache/`. Nothing else in the root is svc-dl's.
  */
 export const CACHE_LAYOUT: OwnedLayout = {
   marker: "CACHEDIR.TAG",
@@ -38,9 +48,21 @@ export const CACHE_LAYOUT: OwnedLayout = {
       if (path.length === 1) return "dir";
       if (path.length === 2 && sub !== undefined && TMP_NAME.test(sub)) return "file";
     }
+    if (top === COMPILE_CACHE) return compileCacheKind(path.length, sub, name);
     return undefined;
   },
 };
+
+/** `compile-cache/`: the program's entries, and Node's own version directories and files. */
+function compileCacheKind(depth: number, sub?: string, name?: string): OwnedKind {
+  if (depth === 1) return "dir";
+  if (sub === undefined) return undefined;
+  if (depth === 2) {
+    if (CODE_ENTRY.test(sub) || CODE_ENTRY_TMP.test(sub)) return "file";
+    return NODE_NAME.test(sub) ? "dir" : undefined;
+  }
+  return depth === 3 && name !== undefined && NODE_NAME.test(name) ? "file" : undefined;
+}
 
 const NO_CACHE = (has: boolean) => (has ? ", or run with --no-cache" : "");
 

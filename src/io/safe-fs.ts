@@ -143,6 +143,11 @@ export function isNotRegular(err: unknown): boolean {
  * or not a regular file, or larger than `maxBytes`. Throws other read errors.
  */
 export function readRegularFile(path: string, maxBytes = 64 << 20): string | undefined {
+  return readRegularBytes(path, maxBytes)?.toString("utf8");
+}
+
+/** {@link readRegularFile} as bytes: same rules, the file's bytes as they are. */
+export function readRegularBytes(path: string, maxBytes = 64 << 20): Buffer | undefined {
   const opened = openRegular(path);
   if (!opened) return undefined;
   try {
@@ -154,7 +159,7 @@ export function readRegularFile(path: string, maxBytes = 64 << 20): string | und
       if (n === 0) break;
       done += n;
     }
-    return buf.subarray(0, done).toString("utf8");
+    return buf.subarray(0, done);
   } finally {
     closeSync(opened.fd);
   }
@@ -192,7 +197,7 @@ export function createPrivateFile(path: string): number {
  */
 export function writePrivateFileAtomic(
   path: string,
-  data: string,
+  data: string | Uint8Array,
   opts: { durable?: boolean } = {},
 ): void {
   writeFileAtomicNoFollow(path, data, PRIVATE_FILE_MODE, opts.durable !== false);
@@ -212,7 +217,7 @@ export function writeSharedFileAtomic(path: string, data: string): void {
 /** The one atomic writer: `mode` undefined leaves the umask's default (0666 less the umask). */
 function writeFileAtomicNoFollow(
   path: string,
-  data: string,
+  data: string | Uint8Array,
   mode: number | undefined,
   durable: boolean,
 ): void {
@@ -225,7 +230,7 @@ function writeFileAtomicNoFollow(
     const fd = openSync(tmp, flags, mode ?? 0o666);
     try {
       if (mode !== undefined) fchmodSync(fd, mode); // any umask
-      const buf = Buffer.from(data, "utf8");
+      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
       let done = 0;
       while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done);
       if (durable) fsyncSync(fd);

@@ -78,13 +78,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs svc-dl with the tracing hook; returns the result and the resolved module URLs. */
+/**
+ * Runs svc-dl with the tracing hook; returns the result and the resolved module URLs. The
+ * program's ES modules (its module graph, what these tests are about): on Node 20 a command
+ * otherwise runs the same modules bundled into dist/program.cjs with a code cache, which an
+ * import hook cannot see.
+ */
 async function traced(args: string[], env: Record<string, string> = {}) {
   const trace = join(dir, `trace-${args.join("_").replace(/[^a-z_-]/gi, "")}.txt`);
   writeFileSync(trace, "");
   const r = await spawnCli(args, {
     env: {
       ...env,
+      NODE_DISABLE_COMPILE_CACHE: "1",
       NODE_OPTIONS: `--import ${join(dir, "register.mjs")}`,
       SVC_TEST_TRACE: trace,
     },
