@@ -23,8 +23,12 @@ interface StaticGraph {
   packages: string[];
 }
 
-/** The static graph of `src/cli.ts` in an esbuild bundle split like scripts/build.js's. */
-async function staticGraph(): Promise<StaticGraph> {
+/**
+ * The graph of `src/cli.ts` in an esbuild bundle split like scripts/build.js's: its static
+ * imports with npm packages left external, or (`whole`) every module the program may load, lazy
+ * commands included, with npm packages bundled as in dist/cli.js.
+ */
+async function staticGraph(whole = false): Promise<StaticGraph> {
   const { metafile } = await build({
     entryPoints: ["src/cli.ts"],
     absWorkingDir: ROOT,
@@ -33,17 +37,18 @@ async function staticGraph(): Promise<StaticGraph> {
     format: "esm",
     platform: "node",
     target: "node20.18",
-    packages: "external",
+    packages: whole ? "bundle" : "external",
+    mainFields: ["module", "main"],
     write: false,
     metafile: true,
     outdir: "out",
     logLevel: "silent",
   });
-  return reachable(metafile, "src/cli.ts");
+  return reachable(metafile, "src/cli.ts", whole);
 }
 
-/** The outputs reached from `entryPoint` through static imports, and what they hold. */
-function reachable(metafile: Metafile, entryPoint: string): StaticGraph {
+/** The outputs reached from `entryPoint` through static (and with `lazy`, dynamic) imports. */
+function reachable(metafile: Metafile, entryPoint: string, lazy: boolean): StaticGraph {
   const outputs = metafile.outputs;
   const entry = Object.keys(outputs).find((k) => outputs[k]?.entryPoint === entryPoint);
   const seen = new Set<string>();
@@ -53,7 +58,7 @@ function reachable(metafile: Metafile, entryPoint: string): StaticGraph {
     if (seen.has(out)) continue;
     seen.add(out);
     for (const i of outputs[out]?.imports ?? []) {
-      if (i.kind !== "import-statement") continue;
+      if (i.kind !== "import-statement" && !(lazy && i.kind === "dynamic-import")) continue;
       if (!i.external) stack.push(i.path);
       else if (!i.path.startsWith("node:")) packages.add(i.path);
     }
@@ -117,5 +122,29 @@ describe("lazy loading in src/commands/", () => {
       return targets.length > 1 || extra.length > 0 ? [`${file}: ${targets.join(", ")}`] : [];
     });
     expect(wrong).toEqual([]);
+  });
+});
+
+// The program validates with zod's functional API (src/io/schema.ts): the classic API was
+// about 750 kB of JavaScript to compile at every start (docs/performance.md "Start-up").
+describe("zod in the whole program (every command)", () => {
+  let zod: string[];
+  beforeAll(async () => {
+    zod = (await staticGraph(true)).inputs.filter((i) => i.startsWith("node_modules/zod/"));
+  });
+
+  it("is zod/mini with the English locale (control: both are in the graph)", () => {
+    expect(zod).toContain("node_modules/zod/v4/mini/schemas.js");
+    expect(zod).toContain("node_modules/zod/v4/locales/en.js");
+  });
+
+  it("never zod's classic API, its JSON Schema code or another locale", () => {
+    const unwanted = zod.filter(
+      (i) =>
+        i.startsWith("node_modules/zod/v4/classic/") ||
+        /json-schema|\/compile\.js$/.test(i) ||
+        (i.startsWith("node_modules/zod/v4/locales/") && !i.endsWith("/en.js")),
+    );
+    expect(unwanted).toEqual([]);
   });
 });

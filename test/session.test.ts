@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { SvcError } from "../src/errors/svc-error.js";
 import { loadColour } from "../src/io/colour.js";
+import * as z from "../src/io/schema.js";
 import { DEFAULT_GLOBALS, Session } from "../src/session.js";
 import { tempConfigDir } from "./helpers/cli.js";
 import { treeContext } from "./helpers/program-tree.js";

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { ResponseError } from "../errors/response-error.js";
 import type { HttpClient } from "../http/client.js";
+import * as z from "../io/schema.js";
 import { PaginationSchema } from "./schemas.js";
 
 /** Page size svc-dl asks for (cli-contract "packs list": page size 100). */
@@ -11,7 +11,7 @@ export interface PaginateOptions<T> {
   /** API path under `/api/v1`, e.g. `packs`. */
   path: string;
   /** Schema of one item of `data`. */
-  item: z.ZodType<T>;
+  item: z.ZodMiniType<T>;
   /** Stop after this many items (`--limit`). */
   max?: number;
   /** Extra query parameters. */
@@ -21,7 +21,7 @@ export interface PaginateOptions<T> {
 /** Options of {@link paginateUrl}. */
 export interface PaginateUrlOptions<T> {
   /** Schema of one item of `data`. */
-  item: z.ZodType<T>;
+  item: z.ZodMiniType<T>;
   /** Stop after this many items. */
   max?: number;
   /** Send the API key (default true). */
@@ -92,7 +92,7 @@ async function followPages<T>(
   firstUrl: URL,
   firstBody: { data: T[]; pagination: z.infer<typeof PaginationSchema> },
   firstRequestId: string | null,
-  schema: z.ZodType<{ data: T[]; pagination: z.infer<typeof PaginationSchema> }>,
+  schema: z.ZodMiniType<{ data: T[]; pagination: z.infer<typeof PaginationSchema> }>,
   opts: PaginateUrlOptions<T>,
 ): Promise<T[]> {
   const items: T[] = [];

@@ -1,12 +1,15 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /**
  * zod schemas of the spec's resources ("Resources and their fields"). Objects are loose:
  * extra fields the service adds are tolerated and kept, so `--json` prints what was received.
+ * Declared with `zod/mini` itself, not src/io/schema.ts: the library's declarations name
+ * these types and stay clear of src/io/; their messages come from the module that validates
+ * the answers (src/http/response-errors.ts), which installs the locale.
  */
 
 /** ISO 8601 UTC timestamp with milliseconds; kept as the string received. */
-const timestamp = z.string().min(1);
+const timestamp = z.string().check(z.minLength(1));
 
 /** Account (`data.account` of `/v1/me`). */
 export const AccountSchema = z.looseObject({
@@ -20,8 +23,8 @@ export type Account = z.infer<typeof AccountSchema>;
 export const EntitlementsSchema = z.looseObject({
   lifetime: z.boolean(),
   owned_product_slugs: z.array(z.string()),
-  pack_count: z.number().int(),
-  asset_count: z.number().int(),
+  pack_count: z.number().check(z.int()),
+  asset_count: z.number().check(z.int()),
 });
 export type Entitlements = z.infer<typeof EntitlementsSchema>;
 
@@ -32,7 +35,7 @@ export const ApiKeySchema = z.looseObject({
   preview: z.string(),
   scopes: z.array(z.string()),
   created_at: timestamp,
-  last_used_at: timestamp.nullable(),
+  last_used_at: z.nullable(timestamp),
 });
 export type ApiKeyRecord = z.infer<typeof ApiKeySchema>;
 
@@ -46,32 +49,32 @@ export type Me = z.infer<typeof MeSchema>;
 
 /** Pack (item of `data` in `/v1/packs`); `downloads` holds ready-made absolute URLs. */
 export const PackSchema = z.looseObject({
-  slug: z.string().min(1),
+  slug: z.string().check(z.minLength(1)),
   name: z.string(),
   description: z.string(),
-  asset_count: z.number().int(),
+  asset_count: z.number().check(z.int()),
   categories: z.array(z.string()),
   purchased_at: timestamp,
   order_id: z.string(),
   downloads: z.looseObject({
-    bundle: z.string().min(1),
-    authoring: z.string().min(1).optional(),
+    bundle: z.string().check(z.minLength(1)),
+    authoring: z.optional(z.string().check(z.minLength(1))),
   }),
 });
 export type Pack = z.infer<typeof PackSchema>;
 
 /** Pagination object (sibling of `data` in list responses). */
 export const PaginationSchema = z.looseObject({
-  limit: z.number().int(),
-  offset: z.number().int(),
-  total: z.number().int(),
+  limit: z.number().check(z.int()),
+  offset: z.number().check(z.int()),
+  total: z.number().check(z.int()),
   has_more: z.boolean(),
-  next_cursor: z.string().nullable(),
+  next_cursor: z.nullable(z.string()),
 });
 export type Pagination = z.infer<typeof PaginationSchema>;
 
 /** `{ data: T }` envelope of every successful JSON response. */
-export function envelope<T extends z.ZodType>(data: T) {
+export function envelope<T extends z.ZodMiniType>(data: T) {
   return z.looseObject({ data });
 }
 
@@ -81,14 +84,14 @@ export function envelope<T extends z.ZodType>(data: T) {
  * service sends is kept as received.
  */
 export const AssetRecordSchema = z.looseObject({
-  slug: z.string().min(1),
-  preview_url: z.string().optional(),
-  download_url: z.string().optional(),
+  slug: z.string().check(z.minLength(1)),
+  preview_url: z.optional(z.string()),
+  download_url: z.optional(z.string()),
 });
 /** One asset record, as received. */
 export type AssetRecord = z.infer<typeof AssetRecordSchema>;
 
 /** `{ data: [T], pagination }` envelope of list responses. */
-export function listEnvelope<T extends z.ZodType>(item: T) {
+export function listEnvelope<T extends z.ZodMiniType>(item: T) {
   return z.looseObject({ data: z.array(item), pagination: PaginationSchema });
 }

@@ -2,7 +2,6 @@ import { chmodSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Conf from "conf";
 import envPaths from "env-paths";
-import { z } from "zod";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { makeDirectory } from "../io/mkdir.js";
@@ -12,6 +11,7 @@ import {
   lstatIfExists,
   readRegularFile,
 } from "../io/safe-fs.js";
+import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import type { SettableKey } from "./settable-keys.js";
 
@@ -175,7 +175,7 @@ export class ConfigStore {
 }
 
 /** The settings svc-dl knows must be strings; other keys are kept as they are (conf's file). */
-let configSchema: z.ZodType<ConfigSchema> | undefined;
+let configSchema: z.ZodMiniType<ConfigSchema> | undefined;
 
 /**
  * What the config file at `path` holds: {} when it does not exist. Throws FileSystemError
@@ -190,13 +190,13 @@ function readConfig(path: string): ConfigSchema {
   const json = parseStrictJson(text);
   if (!json.ok) throw invalidConfig(path, json.problem);
   configSchema ??= z.looseObject({
-    "base-url": z.string().optional(),
-    proxy: z.string().optional(),
-    "ca-file": z.string().optional(),
-    "limit-rate": z.string().optional(),
-    keys: z.record(z.string(), z.string()).optional(),
-    previews: z.record(z.string(), z.unknown()).optional(),
-  }) as z.ZodType<ConfigSchema>;
+    "base-url": z.optional(z.string()),
+    proxy: z.optional(z.string()),
+    "ca-file": z.optional(z.string()),
+    "limit-rate": z.optional(z.string()),
+    keys: z.optional(z.record(z.string(), z.string())),
+    previews: z.optional(z.record(z.string(), z.unknown())),
+  }) as z.ZodMiniType<ConfigSchema>;
   const parsed = configSchema.safeParse(json.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

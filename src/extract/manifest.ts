@@ -1,9 +1,9 @@
 import { closeSync, constants, lstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { removeTree } from "../io/remove-tree.js";
 import { writePrivateFileAtomic } from "../io/safe-fs.js";
+import * as z from "../io/schema.js";
 import { safeBaseName } from "../outdir/names.js";
 import { STATE_DIR, stateDirOf } from "../outdir/state.js";
 import { checkEntryName } from "./entry-names.js";
@@ -33,7 +33,7 @@ export interface ExtractedManifest {
 
 const folderSchema = z.object({
   archive: z.string(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   files: z.array(z.string()),
   dirs: z.array(z.string()),
   extracted_at: z.string(),

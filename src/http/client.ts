@@ -1,7 +1,7 @@
-import type { z } from "zod";
 import { ApiError } from "../errors/api-error.js";
 import { NetworkError } from "../errors/network-error.js";
 import { SvcError } from "../errors/svc-error.js";
+import type * as z from "../io/schema.js";
 import { isRetryableNetworkError } from "./classify.js";
 import { HttpExchange } from "./exchange.js";
 import { parseRetryAfter } from "./rate-limit-headers.js";
@@ -39,11 +39,11 @@ export class HttpClient extends HttpExchange {
    * ApiError for the spec's error responses, ResponseError (exit 7) for bodies that break the
    * spec, NetworkError after retries (at once for certificate and DNS failures).
    */
-  async getJson<S extends z.ZodType>(
+  async getJson<S extends z.core.$ZodType>(
     url: URL,
     schema: S,
     opts: { authenticate?: boolean } = {},
-  ): Promise<{ body: z.infer<S>; requestId: string | null; headers: ResponseHeaders }> {
+  ): Promise<{ body: z.output<S>; requestId: string | null; headers: ResponseHeaders }> {
     const retries = this.newRetryBudget();
     for (;;) {
       try {
@@ -74,7 +74,7 @@ export class HttpClient extends HttpExchange {
       throw this.networkError(err, res.url, res.requestId, true);
     }
   } /** Reads and validates a JSON body. Throws ResponseError (exit 7) on non-JSON or a wrong shape, NetworkError when the transfer fails. */
-  async readJson<S extends z.ZodType>(res: HttpResponse, schema: S): Promise<z.infer<S>> {
+  async readJson<S extends z.core.$ZodType>(res: HttpResponse, schema: S): Promise<z.output<S>> {
     const body = await this.readText(res, JSON_BODY_LIMIT);
     return parseJsonBody(res, { ...body, limit: JSON_BODY_LIMIT }, schema, (t) =>
       this.redactor.text(t),

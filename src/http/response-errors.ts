@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { ApiError } from "../errors/api-error.js";
 import { ResponseError } from "../errors/response-error.js";
 import type { SvcError } from "../errors/svc-error.js";
+import * as z from "../io/schema.js";
 import { headerValue, type ResponseHeaders } from "./response-body.js";
 
 /**
@@ -10,9 +10,9 @@ import { headerValue, type ResponseHeaders } from "./response-body.js";
  */
 const ErrorBodySchema = z.looseObject({
   error: z.looseObject({
-    code: z.string().min(1),
+    code: z.string().check(z.minLength(1)),
     message: z.string(),
-    request_id: z.string().optional(),
+    request_id: z.optional(z.string()),
   }),
 });
 
@@ -63,12 +63,12 @@ export function errorFromBody(res: Answer, text: string): SvcError {
  * `limit` bytes); `scrub` removes secrets from excerpts. Throws ResponseError (exit 7) on a
  * body that is too large, not JSON, or of the wrong shape (the zod issues in `issues`).
  */
-export function parseJsonBody<S extends z.ZodType>(
+export function parseJsonBody<S extends z.core.$ZodType>(
   res: Answer,
   body: { text: string; truncated: boolean; limit: number },
   schema: S,
   scrub: (text: string) => string,
-): z.infer<S> {
+): z.output<S> {
   const where = { httpStatus: res.status, requestId: res.requestId };
   if (body.truncated) {
     throw new ResponseError(`response body larger than ${body.limit} bytes`, where);
@@ -82,7 +82,7 @@ export function parseJsonBody<S extends z.ZodType>(
       { ...where, cause: err },
     );
   }
-  const parsed = schema.safeParse(json);
+  const parsed = z.safeParse(schema, json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map(
       (i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`,

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { z } from "zod";
 import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import { writeSharedFileAtomic } from "../io/safe-fs.js";
+import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import { safeBaseName } from "../outdir/names.js";
 import type { ItemKey, LockFile, LockItem } from "./types.js";
@@ -13,12 +13,14 @@ export const LOCK_FILE = "svc-dl.lock";
 
 const LockItemSchema = z.strictObject({
   kind: z.enum(["pack", "asset"]),
-  slug: z.string().min(1),
-  edition: z.enum(["standard", "authoring"]).nullable(),
-  file: z.string().refine((f) => safeBaseName(f) === f, { message: "is not a safe file name" }),
-  size: z.number().int().nonnegative(),
-  etag: z.string().nullable(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/, "is not a lower-case hex SHA-256"),
+  slug: z.string().check(z.minLength(1)),
+  edition: z.nullable(z.enum(["standard", "authoring"])),
+  file: z
+    .string()
+    .check(z.refine((f) => safeBaseName(f) === f, { message: "is not a safe file name" })),
+  size: z.number().check(z.int(), z.nonnegative()),
+  etag: z.nullable(z.string()),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/, "is not a lower-case hex SHA-256")),
 });
 
 const LockFileSchema = z.strictObject({

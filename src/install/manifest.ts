@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { z } from "zod";
 import { UsageError } from "../errors/usage-error.js";
 import { type ContainmentProblem, containedPath } from "../io/containment.js";
+import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import type { InstallItemRef } from "./types.js";
 
@@ -10,36 +10,36 @@ import type { InstallItemRef } from "./types.js";
 export const MANIFEST_FILE = "svc-dl.json";
 
 /** A slug as the manifest may name it: no path separators, no control characters, not `.`/`..`. */
-const slug = z
-  .string()
-  .min(1, "must not be empty")
-  .max(200, "is too long")
-  .refine((s) => s !== "." && s !== ".." && !/[/\\]/.test(s) && !/\p{Cc}/u.test(s), {
+const slug = z.string().check(
+  z.minLength(1, "must not be empty"),
+  z.maxLength(200, "is too long"),
+  z.refine((s) => s !== "." && s !== ".." && !/[/\\]/.test(s) && !/\p{Cc}/u.test(s), {
     message: "is not a valid slug (no / or \\, no control characters, not . or ..)",
-  });
+  }),
+);
 
 /** A bare slug string stands for `{"slug": …}`, so errors name the object's own paths. */
 const bareSlug = (v: unknown): unknown => (typeof v === "string" ? { slug: v } : v);
 
-const packEntry = z.preprocess(
-  bareSlug,
+const packEntry = z.pipe(
+  z.transform(bareSlug),
   z.strictObject({
     slug,
-    edition: z.enum(["standard", "authoring"]).optional(),
-    extract: z.boolean().optional(),
+    edition: z.optional(z.enum(["standard", "authoring"])),
+    extract: z.optional(z.boolean()),
   }),
 );
 
-const assetEntry = z.preprocess(bareSlug, z.strictObject({ slug }));
+const assetEntry = z.pipe(z.transform(bareSlug), z.strictObject({ slug }));
 
 /** The zod schema of `svc-dl.json` (cli-contract "Manifest, lock and cache"); strict: unknown keys are refused. */
 export const ManifestSchema = z.strictObject({
-  dir: z
-    .string()
-    .min(1, "must not be empty")
-    .refine((s) => !/\p{Cc}/u.test(s), { message: "must not contain control characters" }),
-  packs: z.array(packEntry).optional(),
-  assets: z.array(assetEntry).optional(),
+  dir: z.string().check(
+    z.minLength(1, "must not be empty"),
+    z.refine((s) => !/\p{Cc}/u.test(s), { message: "must not contain control characters" }),
+  ),
+  packs: z.optional(z.array(packEntry)),
+  assets: z.optional(z.array(assetEntry)),
 });
 
 /** A manifest after validation: the absolute `dir` and every declared item in order. */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { z } from "zod";
 import { fsError } from "../errors/fs-error.js";
 import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
+import * as z from "../io/schema.js";
 import { checkStateDir, ensureStateDir, stateDirOf } from "../outdir/state.js";
 import type { SyncItemResult } from "./types.js";
 

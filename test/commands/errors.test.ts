@@ -159,7 +159,7 @@ describe("every spec error code maps to its exit code, message and request id", 
       userAgent: "svc-dl/test",
     });
     try {
-      const { z } = await import("zod");
+      const z = await import("../../src/io/schema.js");
       const err = await client
         .getJson(client.apiUrl("me"), z.unknown(), { authenticate: false })
         .then(

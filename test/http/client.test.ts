@@ -1,11 +1,11 @@
 import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { ApiError } from "../../src/errors/api-error.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { ResponseError } from "../../src/errors/response-error.js";
 import { SvcError } from "../../src/errors/svc-error.js";
 import { HttpClient, MAX_REDIRECTS } from "../../src/http/client.js";
+import * as z from "../../src/io/schema.js";
 import type { Clock } from "../../src/model.js";
 
 const API = "https://svc.example";

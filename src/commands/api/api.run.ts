@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { paginateAny } from "../../api/paginate.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
+import * as z from "../../io/schema.js";
 import type { Session } from "../../session.js";
 
 /** Options of `svc-dl api`. */
