@@ -35,10 +35,9 @@ const itemKey = (item: ItemRef): string => `${item.kind}\0${item.slug}\0${item.e
  * "which name does this item get", "where is its partial data") is answered from memory, and
  * {@link record} is the one place that applies the rule "a new file is recorded before it
  * appears, a replaced file after". One item has one record: recording an item drops its other
- * records. The first change of a run rewrites the snapshot (naming a new generation); later
- * ones reach the disk through the journal (src/outdir/journal.ts), created by the second change
- * and appended once per placed file; {@link close} rewrites the snapshot once more only when
- * something came after the first snapshot (a run that places one file writes `state.json` once).
+ * records. A run's first change rewrites the snapshot (naming a new generation), later ones
+ * are appended to the journal (src/outdir/journal.ts), and {@link close} rewrites the snapshot
+ * only when something followed the first one: a run placing one file writes it once.
  */
 export class OutputDir {
   readonly dir: string;
@@ -48,10 +47,9 @@ export class OutputDir {
   private readonly lock: DirLock | undefined;
   private readonly writable: boolean;
   private journal: JournalWriter | undefined;
-  /** Generation of the snapshot this run wrote (its first change); the journal extends it. */
+  /** Generation of the snapshot of this run's first change, which the journal extends. */
   private generation: string | undefined;
-  /** Changes were appended to the journal since that snapshot: rewrite it on close. */
-  private journaled = false;
+  private journaled = false; // journal lines follow that snapshot: rewrite it on close
   private pending: JournalOp[] = [];
   /** The snapshot on disk is behind (a journal was found): rewrite it on close. */
   private stale: boolean;
@@ -232,10 +230,9 @@ export class OutputDir {
   }
 
   /**
-   * Writes what is still in memory (one snapshot), removes the journal and releases the lock.
-   * Nothing is written when the snapshot of this run's first change is still the whole state
-   * (no journal line, nothing pending). Idempotent; never throws: a snapshot that cannot be
-   * written leaves the journal, which the next run replays.
+   * Writes what is still in memory (one snapshot, unless the first change's snapshot is still
+   * the whole state), removes the journal and releases the lock. Idempotent; never throws: a
+   * snapshot that cannot be written leaves the journal, which the next run replays.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -281,8 +278,7 @@ export class OutputDir {
       const generation = randomBytes(8).toString("hex");
       await writeState(this.dir, { version: 1, items: this.state.items, generation });
       this.generation = generation;
-      // a journal found at open is in this snapshot now (and names another generation)
-      if (this.stale) removeJournal(this.dir);
+      if (this.stale) removeJournal(this.dir); // it is in this snapshot now
       this.stale = false;
     }
     this.pending = [];

@@ -216,21 +216,15 @@ describe("svc-dl start-up", () => {
     }
   });
 
-  it("pack get of one file loads no extractor, run recorder or stdout writer (control: --extract does)", async () => {
+  it("pack get without --extract loads no extractor (control: with --extract it does)", async () => {
     const env = { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey };
-    const unused = [
-      /\/src\/extract\//,
-      /\/src\/run\/(?!sinks\.ts$)/,
-      /\/src\/download\/stdout\.ts$/,
-    ];
     const one = await traced(["pack", "get", "low-poly-forest", "-o", `${dir}/one/`], env);
     expect(one.r.code, one.r.stderr).toBe(0);
     expect(one.loaded.some((u) => u.endsWith("/src/download/engine.ts"))).toBe(true);
-    expect(one.loaded.filter((u) => unused.some((re) => re.test(u)))).toEqual([]);
-    const args = ["pack", "get", "low-poly-forest", "--extract", "--report", `${dir}/r.json`];
-    const all = await traced([...args, "-o", `${dir}/all/`], env);
+    expect(one.loaded.filter((u) => /\/src\/extract\//.test(u))).toEqual([]);
+    const args = ["pack", "get", "low-poly-forest", "--extract", "-o", `${dir}/all/`];
+    const all = await traced(args, env);
     expect(all.r.code, all.r.stderr).toBe(0);
     expect(all.loaded.some((u) => u.endsWith("/src/extract/extract.ts"))).toBe(true);
-    expect(all.loaded.some((u) => u.endsWith("/src/run/recorder.ts"))).toBe(true);
   });
 });

@@ -3,10 +3,12 @@ import { packSource } from "../../api/download-source.js";
 import { packCatalog } from "../../api/pack-catalog.js";
 import type { DownloadResult } from "../../download/engine.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { extractInstalledPack } from "../../install/extract.js";
 import { validateSlug } from "../../outdir/names.js";
 import { anySink, runSinks } from "../../run/sinks.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
+import { runGetMany } from "../shared/get-many.js";
 import { runGet } from "../shared/get-one.js";
 
 /** Options of `pack get`. */
@@ -55,8 +57,6 @@ export async function runPackGet(
   }));
   const sinks = runSinks(opts);
   if (items.length > 1 || anySink(sinks)) {
-    // loaded only here: a run of one file needs neither the run recorder nor its sinks
-    const { runGetMany } = await import("../shared/get-many.js");
     await runGetMany(session, services, {
       command: "pack get",
       sinks,
@@ -78,25 +78,26 @@ export async function runPackGet(
 }
 
 /**
- * The `--extract` step after a pack download: unpacks it (src/extract/extract.ts), says so on
- * stderr, and adds `extracted: {path, status: "extracted"|"unchanged", files}` to the document.
+ * The `--extract` step after a pack download: unpacks it (`extractInstalledPack`, which loads
+ * src/extract/ on first use, so a `pack get` without `--extract` never does), says so on stderr,
+ * and adds `extracted: {path, status: "extracted"|"unchanged", files}` to the document.
  */
 function extractAfter(
   session: Session,
 ): (result: DownloadResult) => Promise<Record<string, unknown>> {
   return async (result) => {
-    const { extractPack } = await import("../../extract/extract.js");
-    const done = await extractPack({
+    const notice = (line: string): void => session.reporter.info(line);
+    const extracted = await extractInstalledPack({
       dir: dirname(result.path),
       file: result.file,
       sha256: result.sha256,
+      item: { kind: result.kind, slug: result.slug, edition: result.edition },
+      notice,
       signal: session.ctx.signal,
     });
-    session.reporter.info(
-      done.status === "unchanged"
-        ? `${done.path}: already extracted from this archive`
-        : `extracted ${done.files} file${done.files === 1 ? "" : "s"} into ${done.path}`,
-    );
-    return { extracted: { path: done.path, status: done.status, files: done.files } };
+    if (extracted.status === "unchanged") {
+      notice(`${extracted.path}: already extracted from this archive`);
+    }
+    return { extracted };
   };
 }

@@ -1,5 +1,6 @@
 import { toJsonDocument } from "../../download/document.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../../download/engine.js";
+import { downloadToStream } from "../../download/stdout.js";
 import { interruptedBy } from "../../errors/interrupted-error.js";
 import type { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
@@ -75,7 +76,6 @@ export async function runGet(
       ...(req.errorFromResponse ? { errorFromResponse: req.errorFromResponse } : {}),
     };
     if (destination.kind === "stdout" || !out) {
-      const { downloadToStream } = await import("../../download/stdout.js");
       result = await downloadToStream(client, { ...common, out: ctx.io.stdout });
     } else {
       result = await downloadItem(client, {
