@@ -1,8 +1,4 @@
-/**
- * The unattended-run options of a multi-item command (cli-contract "Operating unattended").
- * Kept apart from `run.ts` so that a command can decide whether it needs a recorded run
- * without loading the recorder.
- */
+/** The unattended-run options of a multi-item command (cli-contract "Operating unattended"). */
 export interface RunSinkOptions {
   /** `--report FILE`: the run's JSON document, written atomically on every exit. */
   report?: string | undefined;
