@@ -104,25 +104,23 @@ export function commandRoute(args: readonly string[]): string | undefined {
 }
 
 /**
- * Node 20 (no `module.enableCompileCache`): runs the CommonJS bundle `file` (dist/program.cjs)
- * as a `vm.Script` with the V8 code cache entry of `dir` for `route` ({@link commandRoute}),
- * as Node's CommonJS loader would run it (same wrapper, `require` relative to `file`). The
+ * Node 20 (no `module.enableCompileCache`): runs the CommonJS bundle `file` (dist/program.cjs,
+ * written as the function Node's CommonJS loader wraps a module in: `(function (exports,
+ * require, module, __filename, __dirname) {…})`) as a `vm.Script` with the V8 code cache entry
+ * of `dir` for `route` ({@link commandRoute}), with `require` relative to `file`. The
  * entry is named by a SHA-256 of Node's version, the architecture and the source; it is used
  * only when its own SHA-256 matches (a torn or corrupt file is ignored) and V8 accepts it.
  * Throws what reading `file` or running the bundle throws; never because of the cache.
  */
 export function loadProgram<T>(file: string, dir: string, route: string): LoadedProgram<T> {
-  const source = readFileSync(file, "utf8");
+  const bytes = readFileSync(file);
   const build = createHash("sha256")
     .update(`${process.version}\0${process.arch}\0`)
-    .update(source)
+    .update(bytes)
     .digest("hex");
   const entry = join(dir, `program-${build}-${/^[a-z0-9-]{1,40}$/.test(route) ? route : "run"}.v8`);
   const cachedData = readEntry(entry);
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname) {${source}\n})`,
-    { filename: file, cachedData },
-  );
+  const script = new Script(bytes.toString("utf8"), { filename: file, cachedData });
   const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   const module = { exports: {} as T };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;

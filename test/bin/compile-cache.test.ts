@@ -39,6 +39,15 @@ const entryOf = (dir: string) =>
   join(dir, readdirSync(dir).find((n) => CODE_ENTRY.test(n)) ?? "missing");
 
 describe("the program's code cache", () => {
+  it("dist/program.cjs is the module function, strict like the ES modules, and ASCII only", () => {
+    const text = readFileSync(new URL("../../dist/program.cjs", import.meta.url), "utf8");
+    const wrapper = "(function (exports, require, module, __filename, __dirname) {";
+    expect(text.startsWith(`${wrapper}"use strict";`)).toBe(true);
+    // one character above U+00FF and V8 would hold all 2.9 MB as a two-byte string
+    expect(text.match(/[\u0080-\uffff]/)).toBeNull();
+  });
+
+
   it("is written 0700 on a first run and used by the next: same output, entry untouched", async () => {
     const root = cacheRoot();
     const first = await whoami({ SVC_DL_CACHE_DIR: root });

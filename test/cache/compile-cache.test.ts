@@ -36,7 +36,7 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 function aProgram(body = "exports.answer = () => 6 * 7; exports.req = typeof require;") {
   const d = temp();
   const file = join(d, "program.cjs");
-  writeFileSync(file, body);
+  writeFileSync(file, `(function (exports, require, module, __filename, __dirname) {${body}\n})`);
   const cache = join(d, "cache");
   mkdirSync(cache, { mode: 0o700 });
   return { file, cache };
@@ -153,7 +153,7 @@ describe("loadProgram (Node 20: a CommonJS bundle with a V8 code cache entry)", 
     const { file, cache } = aProgram();
     loadProgram(file, cache, "whoami").save();
     const old = entries(cache);
-    writeFileSync(file, "exports.answer = () => 43;");
+    writeFileSync(file, "(function (exports) { exports.answer = () => 43; })");
     const run = loadProgram<{ answer(): number }>(file, cache, "whoami");
     expect(run.fromCache).toBe(false);
     expect(run.exports.answer()).toBe(43);
