@@ -1,8 +1,8 @@
 /**
- * How the program's bundle (scripts/build.js: dist/cli.js, dist/context.js and their chunks)
- * reaches Node's built-in modules, so a run loads and sets up only the built-ins it uses
- * (docs/performance.md "Start-up"). Two esbuild rules, for that bundle only (the library and
- * the mock service import built-ins as written):
+ * How the program (scripts/build.js: dist/cli.js, dist/context.js and their chunks, and its
+ * one-file build dist/program.cjs) reaches Node's built-in modules, so a run loads and sets up
+ * only the built-ins it uses (docs/performance.md "Node built-ins"). Two esbuild rules, for the
+ * program only (the library and the mock service import built-ins as written):
  *
  * 1. An `import … from "node:x"` becomes `require("node:x")`. Node gives an ES module a
  *    built-in through a facade that reads every export once, which runs lazy getters: importing

@@ -60,18 +60,28 @@ function builtinsOf(args: string[], env: Record<string, string> = {}) {
 
 describe("built-ins the program loads", () => {
   it("--help, whoami and an http pack get load none of the deferred built-ins", async () => {
-    for (const [args, needed] of [
-      [["--help"], "NativeModule process"],
-      [["whoami"], "NativeModule net"],
-      [["pack", "get", "low-poly-forest", "-o", "out/"], "NativeModule crypto"],
-    ] as const) {
-      const { r, builtins } = await builtinsOf([...args]);
-      expect(r.code, r.stderr).toBe(0);
-      // the record is complete: it holds what the run does use
-      expect(builtins).toContain(needed);
-      const denied = builtins.filter((m) => DENIED.includes(m));
-      expect(denied, `svc-dl ${args.join(" ")}`).toEqual([]);
+    // both builds of the program: the ES modules of dist/, and dist/program.cjs, which Node 20
+    // runs with a code cache in the cache directory (a command's second run uses its entry)
+    const cache = mkdtempSync(join(dir, "cache-"));
+    const routes = [{ NODE_DISABLE_COMPILE_CACHE: "1" }, { SVC_DL_CACHE_DIR: cache }];
+    for (const env of routes) {
+      for (const [args, needed] of [
+        [["--help"], "NativeModule process"],
+        [["whoami"], "NativeModule net"],
+        [["whoami"], "NativeModule net"],
+        [["pack", "get", "low-poly-forest", "-o", "out/"], "NativeModule crypto"],
+        [["pack", "get", "low-poly-forest", "-o", "out/"], "NativeModule crypto"],
+      ] as const) {
+        const { r, builtins } = await builtinsOf([...args], env);
+        expect(r.code, r.stderr).toBe(0);
+        // the record is complete: it holds what the run does use
+        expect(builtins).toContain(needed);
+        const denied = builtins.filter((m) => DENIED.includes(m));
+        expect(denied, `svc-dl ${args.join(" ")} (${Object.keys(env)})`).toEqual([]);
+      }
     }
+    // the cached route did run: whoami and pack get left their cache entries
+    expect(readdirSync(join(cache, "compile-cache")).length).toBeGreaterThanOrEqual(2);
   });
 
   it("--help loads no crypto or HTTP module", async () => {
