@@ -64,28 +64,34 @@ function compileCacheKind(depth: number, sub?: string, name?: string): OwnedKind
   return depth === 3 && name !== undefined && NODE_NAME.test(name) ? "file" : undefined;
 }
 
-const NO_CACHE = (has: boolean) => (has ? ", or run with --no-cache" : "");
+/** The way round a refused cache: only `install` reads the cache, and only it has --no-cache. */
+const NO_CACHE = (doing: "use" | "check" | "clean") =>
+  doing === "use"
+    ? ", or run with --no-cache"
+    : doing === "check"
+      ? ", or run install with --no-cache"
+      : "";
 
 /**
  * The cache's refusals as errors: `unsafe_cache_dir` (a symlink, not a directory, not yours)
- * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused, e.g.
- * "clean"). Both exit 8.
+ * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused:
+ * "use" by install, "check" by doctor, "clean"). Both exit 8.
  */
-export function cacheRefusals(root: string, doing: "use" | "clean"): OwnedRefusals {
+export function cacheRefusals(root: string, doing: "use" | "check" | "clean"): OwnedRefusals {
   return {
     unsafe: (path, problem) =>
       new FileSystemError(`refusing the cache ${path}: it ${problem}`, {
         code: "unsafe_cache_dir",
-        hint: `Point SVC_DL_CACHE_DIR at a directory only you can write${NO_CACHE(doing === "use")}.`,
+        hint: `Point SVC_DL_CACHE_DIR at a directory only you can write${NO_CACHE(doing)}.`,
       }),
     foreign: (entry, why, unmarked) =>
       new FileSystemError(
-        `refusing to ${doing} the cache ${root}: ${entry} is not svc-dl's (${why})${doing === "clean" ? "; nothing was deleted" : ""}`,
+        `refusing to ${doing === "clean" ? "clean" : "use"} the cache ${root}: ${entry} is not svc-dl's (${why})${doing === "clean" ? "; nothing was deleted" : ""}`,
         {
           code: "foreign_cache_dir",
           hint: unmarked
-            ? `SVC_DL_CACHE_DIR names a folder svc-dl did not create: point it at a new or empty directory${NO_CACHE(doing === "use")}.`
-            : `Move ${entry} out of ${root} (svc-dl deletes only what it wrote there), or point SVC_DL_CACHE_DIR at a new directory${NO_CACHE(doing === "use")}.`,
+            ? `SVC_DL_CACHE_DIR names a folder svc-dl did not create: point it at a new or empty directory${NO_CACHE(doing)}.`
+            : `Move ${entry} out of ${root} (svc-dl deletes only what it wrote there), or point SVC_DL_CACHE_DIR at a new directory${NO_CACHE(doing)}.`,
         },
       ),
   };

@@ -30,7 +30,7 @@ export async function configCheck(env: Env): Promise<DoctorCheck> {
  */
 export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
   const root = await cacheDirFrom(env, cwd);
-  const refusals = cacheRefusals(root, "use");
+  const refusals = cacheRefusals(root, "check");
   try {
     if (!checkPrivateDir(root, (problem) => refusals.unsafe(root, problem))) {
       return { name: "cache", status: "ok", finding: `${root} (not created yet)`, hint: null };

@@ -87,6 +87,9 @@ describe("doctor", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^fail cache: .*notes\.txt.*foreign_cache_dir/m);
     expect(r.stdout).toMatch(/hint: .*SVC_DL_CACHE_DIR/);
+    // doctor itself has no --no-cache: the hint names the command that has it
+    expect(r.stdout).toMatch(/hint: .*run install with --no-cache/);
+    expect(r.stdout).not.toMatch(/or run with --no-cache/);
 
     const link = join(mkdtempSync(join(tmpdir(), "svc-dl-doctor-link-")), "cache");
     symlinkSync(mkdtempSync(join(tmpdir(), "svc-dl-doctor-target-")), link);
