@@ -10,7 +10,7 @@ import {
   unsafeDirProblem,
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
-import { CACHE_LAYOUT, CODE_ENTRY, COMPILE_CACHE } from "./layout.js";
+import { CACHE_LAYOUT, CODE_ENTRY, CODE_ENTRY_TMP, COMPILE_CACHE } from "./layout.js";
 import { cacheDirFrom } from "./location.js";
 
 /**
@@ -81,7 +81,7 @@ export interface LoadedProgram<T> {
   readonly fromCache: boolean;
   /**
    * Writes the cache entry when there was none (or V8 refused it): the code compiled up to
-   * now, so call it after the run. Removes the entries of other builds. Never throws.
+   * now, so call it after the run. Removes the entries of older builds. Never throws.
    */
   save(): void;
 }
@@ -157,19 +157,50 @@ function readEntry(path: string): Buffer | undefined {
 
 /**
  * Replaces the entry at `path` with `script`'s code cache (atomically; not fsynced: a torn
- * entry fails its hash and is rebuilt) and removes the entries beside it whose names do not
- * start with `build` (other builds' entries).
+ * entry fails its hash and is rebuilt), then {@link pruneEntries}.
  */
 function writeEntry(path: string, build: string, script: Script): void {
   try {
     const data = script.createCachedData();
     const hash = createHash("sha256").update(data).digest();
     writePrivateFileAtomic(path, Buffer.concat([MAGIC, hash, data]), { durable: false });
-    const dir = dirname(path);
-    for (const name of readdirSync(dir)) {
-      if (CODE_ENTRY.test(name) && !name.startsWith(build)) removeEntry(join(dir, name));
-    }
+    pruneEntries(dirname(path), build);
   } catch {
     // no cache next time either: the program works the same
   }
+}
+
+/** Builds whose entries are kept: this one and the two written last (several installs). */
+const KEEP_BUILDS = 3;
+/** A temp file older than this was left by a run killed while writing its entry. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes from `dir` the entries of builds other than `build` (the `program-<sha256>-` prefix
+ * of the entry just written) beyond the {@link KEEP_BUILDS} most recently written, and stale
+ * temp files: only names of the program's own patterns (src/cache/layout.ts), never following
+ * a symlink. Two installs of different versions thus keep their entries instead of replacing
+ * each other's at every run.
+ */
+function pruneEntries(dir: string, build: string): void {
+  const newest = new Map<string, number>();
+  const entries: { name: string; build: string }[] = [];
+  for (const name of readdirSync(dir)) {
+    const st = lstatSync(join(dir, name));
+    if (!st.isFile()) continue;
+    if (CODE_ENTRY_TMP.test(name) && Date.now() - st.mtimeMs > STALE_TEMP_MS) {
+      removeEntry(join(dir, name));
+    } else if (CODE_ENTRY.test(name)) {
+      const of = name.slice(0, build.length);
+      entries.push({ name, build: of });
+      newest.set(of, Math.max(newest.get(of) ?? 0, of === build ? Infinity : st.mtimeMs));
+    }
+  }
+  const kept = new Set(
+    [...newest.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, KEEP_BUILDS)
+      .map(([b]) => b),
+  );
+  for (const e of entries) if (!kept.has(e.build)) removeEntry(join(dir, e.name));
 }

@@ -16,7 +16,7 @@ export const COMPILE_CACHE = "compile-cache";
  */
 export const CODE_ENTRY = /^program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8$/;
 /** safe-fs's temp file beside a {@link CODE_ENTRY} while it is written. */
-const CODE_ENTRY_TMP = /^\.program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8\.\d+\.[0-9a-z]+\.tmp$/;
+export const CODE_ENTRY_TMP = /^\.program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8\.\d+\.[0-9a-z]+\.tmp$/;
 /** Names Node's own compile cache (Node 22+) writes: a directory per Node version, files in it. */
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 

@@ -47,7 +47,6 @@ describe("the program's code cache", () => {
     expect(text.match(/[\u0080-\uffff]/)).toBeNull();
   });
 
-
   it("is written 0700 on a first run and used by the next: same output, entry untouched", async () => {
     const root = cacheRoot();
     const first = await whoami({ SVC_DL_CACHE_DIR: root });

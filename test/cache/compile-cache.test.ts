@@ -9,6 +9,7 @@ import {
   rmdirSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import * as nodeModule from "node:module";
@@ -149,17 +150,43 @@ describe("loadProgram (Node 20: a CommonJS bundle with a V8 code cache entry)", 
     }
   });
 
-  it("an entry of a changed bundle is not used, and entries of other builds are removed", () => {
+  it("an entry of a changed bundle is not used; the three builds written last keep theirs", () => {
     const { file, cache } = aProgram();
-    loadProgram(file, cache, "whoami").save();
-    const old = entries(cache);
-    writeFileSync(file, "(function (exports) { exports.answer = () => 43; })");
-    const run = loadProgram<{ answer(): number }>(file, cache, "whoami");
-    expect(run.fromCache).toBe(false);
-    expect(run.exports.answer()).toBe(43);
-    run.save();
-    expect(entries(cache)).toHaveLength(1);
-    expect(entries(cache)).not.toEqual(old);
+    const hour = 3600;
+    const now = Date.now() / 1000;
+    const builds: string[][] = [];
+    for (let k = 1; k <= 5; k++) {
+      writeFileSync(file, `(function (exports) { exports.answer = () => ${40 + k}; })`);
+      const run = loadProgram<{ answer(): number }>(file, cache, "whoami");
+      expect(run.fromCache).toBe(false);
+      expect(run.exports.answer()).toBe(40 + k);
+      if (k === 5) {
+        // a temp file of a run killed two hours ago, one being written now, and not ours
+        const tmp = (age: number) => {
+          const name = `.program-${"ab".repeat(32)}-whoami.v8.${age}.x1.tmp`;
+          writeFileSync(join(cache, name), "");
+          utimesSync(join(cache, name), now - age, now - age);
+          return name;
+        };
+        tmp(2 * hour);
+        const fresh = tmp(0);
+        writeFileSync(join(cache, "notes.txt"), "mine");
+        run.save();
+        expect(
+          readdirSync(cache)
+            .filter((n) => !CODE_ENTRY.test(n))
+            .sort(),
+        ).toEqual([fresh, "notes.txt"]);
+      } else {
+        run.save();
+      }
+      const added = entries(cache).filter((n) => !builds.flat().includes(n));
+      for (const n of added)
+        utimesSync(join(cache, n), now - (10 - k) * hour, now - (10 - k) * hour);
+      builds.push(added);
+    }
+    // builds 3 and 4 (written last before it) and 5 (this run's) are kept; 1 and 2 removed
+    expect(entries(cache).sort()).toEqual(builds.slice(2).flat().sort());
   });
 
   it("an unwritable cache dir: the program runs, save() says nothing", () => {
