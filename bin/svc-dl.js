@@ -23,7 +23,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // modules, as without a cache.
   const cache = await import("../dist/cache/compile-cache.js");
   const route = cache.commandRoute(args);
-  const dir = await cache.compileCacheDir(process.env, () => process.cwd());
+  // help and runs without a command never create the cache directory (nor load what it needs)
+  const dir =
+    route === undefined ? undefined : await cache.compileCacheDir(process.env, () => process.cwd());
   const program =
     dir === undefined || cache.useNodeCompileCache(dir) || route === undefined
       ? undefined

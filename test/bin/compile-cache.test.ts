@@ -63,6 +63,14 @@ describe("the program's code cache", () => {
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
   });
 
+  it("--help never creates the cache directory (help stays on the ES modules, loads no crypto)", async () => {
+    const root = cacheRoot();
+    const r = await spawnCli(["--help"], { env: { ...shared.env(), SVC_DL_CACHE_DIR: root } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Usage:");
+    expect(existsSync(root)).toBe(false);
+  });
+
   it("an entry V8 refuses (or a corrupt one) is replaced, silently, and the run works", async () => {
     const root = cacheRoot();
     await whoami({ SVC_DL_CACHE_DIR: root });

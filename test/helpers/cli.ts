@@ -1,4 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Dispatcher } from "undici";
 import type { ManualClock } from "./clock.js";
@@ -86,8 +89,15 @@ export function assertNoSecrets(text: string, where: string): void {
 }
 
 /**
+ * The user cache root of this test process's runs (`XDG_CACHE_HOME`): a temp directory, so no
+ * run reads or writes the real ~/.cache (the download cache, the program's code cache).
+ */
+let testCacheHome: string | undefined;
+
+/**
  * The environment a CLI run starts from: this process's, without SVC_* values, NO_COLOR and
- * FORCE_COLOR, with a fresh temp SVC_DL_CONFIG_DIR, then `extra` (undefined deletes).
+ * FORCE_COLOR, with a fresh temp SVC_DL_CONFIG_DIR and this test process's temp XDG_CACHE_HOME,
+ * then `extra` (undefined deletes).
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -96,6 +106,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
       env[k] = v;
   }
   env.SVC_DL_CONFIG_DIR = tempConfigDir();
+  testCacheHome ??= mkdtempSync(join(tmpdir(), "svc-dl-test-cache-home-"));
+  env.XDG_CACHE_HOME = testCacheHome;
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
