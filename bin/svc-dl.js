@@ -21,15 +21,19 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // "Start-up"): Node's own on Node 22+, else (Node 20) the one-file CommonJS build run with
   // the command's cache entry. Help, no cache directory or NODE_DISABLE_COMPILE_CACHE: the ES
   // modules, as without a cache.
-  const cache = await import("../dist/cache/compile-cache.js");
-  const route = cache.commandRoute(args);
+  const help =
+    args.length === 0 || args[0] === "help" || args.includes("--help") || args.includes("-h");
+  const cache = help ? undefined : await import("../dist/cache/compile-cache.js");
+  const route = cache?.commandRoute(args);
   // help and runs without a command never create the cache directory (nor load what it needs)
   const dir =
-    route === undefined ? undefined : await cache.compileCacheDir(process.env, () => process.cwd());
-  const program =
-    dir === undefined || cache.useNodeCompileCache(dir) || route === undefined
+    route === undefined
       ? undefined
-      : cache.loadProgram(
+      : await cache?.compileCacheDir(process.env, () => process.cwd());
+  const program =
+    dir === undefined || cache?.useNodeCompileCache(dir) || route === undefined
+      ? undefined
+      : cache?.loadProgram(
           fileURLToPath(new URL("../dist/program.cjs", import.meta.url)),
           dir,
           route,
