@@ -217,7 +217,10 @@ function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTu
       try {
         let done = 0;
         while (done < length) {
-          done += writeSync(fd, data, done, length - done, sink.position + done);
+          const n = writeSync(fd, data, done, length - done, sink.position + done);
+          // a device that takes nothing and reports no error: fail, never spin on it
+          if (n <= 0) throw Object.assign(new Error("the write wrote 0 bytes"), { code: "EIO" });
+          done += n;
         }
       } catch (err) {
         throw fsError(`cannot write ${path}`, err);

@@ -3,12 +3,15 @@
  * CAP_SYS_ADMIN). Loaded into the spawned CLI with `NODE_OPTIONS=--import <this file>`; with
  * `RELIABILITY_ENOSPC_AFTER=<bytes>` set, writes to files whose path ends in `.part` (svc-dl's
  * partial data) succeed for that many bytes in all, then fail with ENOSPC exactly as a full
- * disk does (a short write first, then the error). Nothing else is touched. Test-only.
+ * disk does (a short write first, then the error). With `RELIABILITY_ENOSPC_ZERO=1` a
+ * synchronous write that no longer fits returns 0 instead (a device that takes nothing and
+ * reports no error: the writer must fail, not spin). Nothing else is touched. Test-only.
  */
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 
 const limit = Number(process.env.RELIABILITY_ENOSPC_AFTER);
+const zero = process.env.RELIABILITY_ENOSPC_ZERO === "1";
 
 if (Number.isFinite(limit)) {
   const tracked = new Set();
@@ -56,6 +59,7 @@ if (Number.isFinite(limit)) {
     if (!tracked.has(fd) || !Buffer.isBuffer(buffer)) return writeSync(fd, buffer, ...rest);
     const [offset = 0, length = buffer.length - offset, position = null] = rest;
     const k = room(fd, length);
+    if (k === 0 && zero) return 0;
     if (k === 0) throw enospc();
     return writeSync(fd, buffer, offset, k, position);
   };

@@ -204,6 +204,25 @@ describe("a full disk → exit 8 no_space, partial data kept, a later run with r
     }
   });
 
+  it("a write that returns 0 bytes without an error fails with exit 8 (no spinning); the part is kept", async () => {
+    const env = envFor(mock);
+    const dir = tempDir();
+    const r = await run(["pack", "get", SLUG, "--json"], {
+      env: {
+        ...env,
+        NODE_OPTIONS: ENOSPC_PRELOAD,
+        RELIABILITY_ENOSPC_AFTER: "300000",
+        RELIABILITY_ENOSPC_ZERO: "1",
+      },
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(8);
+    expect(r.error?.code).toBe("write_failed");
+    expect(finalFiles(dir)).toEqual([]);
+    expect(partFiles(dir)[0]?.bytes ?? 0).toBeGreaterThan(0);
+  });
+
   it("injected ENOSPC (works everywhere)", async () => {
     const env = envFor(mock);
     const dir = tempDir();
