@@ -167,12 +167,21 @@ describe("body fast path: transport", () => {
       expect(inPlace).toBeGreaterThanOrEqual(chunks - 2); // the read with the head is copied
     });
 
+    it("over https: each 16 KiB piece TLS hands over lands in the writer's buffer", async () => {
+      const srv = await tlsServer();
+      servers.push(srv.server);
+      const { chunks, inPlace } = await download(srv.url, 1_000_000);
+      expect(chunks).toBeGreaterThan(300); // TLS hands over 16 KiB at a time
+      expect(inPlace).toBeGreaterThanOrEqual(chunks - 2); // the read with the head is copied
+    });
+
     it("over https, paused every few chunks: every byte once, in order", async () => {
       const srv = await tlsServer();
       servers.push(srv.server);
       const { chunks, inPlace } = await download(srv.url, 5);
-      expect(chunks).toBeGreaterThan(300); // TLS hands over 16 KiB at a time
-      expect(inPlace).toBeGreaterThan(chunks / 2);
+      expect(chunks).toBeGreaterThan(300);
+      // what TLS decrypts while paused is copied aside and replayed: how much depends on timing
+      expect(inPlace).toBeGreaterThan(0);
     });
   });
 });
