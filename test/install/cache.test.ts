@@ -98,6 +98,26 @@ describe("svc-dl install: the cache", () => {
     expect(cachedFiles(p.cache)).toHaveLength(0);
   });
 
+  it("a foreign cache dir: doctor's hint step, install --no-cache, works", async () => {
+    const p = makeProject({ dir: "out", assets: ["free-sample-cube"] });
+    writeFileSync(join(p.cache, "notes.txt"), "mine");
+    const refused = await install(shared.mock, p);
+    expect(refused.code).toBe(8);
+    expect(refused.stdout + refused.stderr).toContain("foreign_cache_dir");
+    const doctor = await runCli(["doctor"], {
+      cwd: p.root,
+      env: {
+        SVC_BASE_URL: shared.mock.baseUrl,
+        SVC_API_KEY: shared.mock.apiKey,
+        SVC_DL_CACHE_DIR: p.cache,
+      },
+    });
+    expect(doctor.stdout).toMatch(/hint: .*run install with --no-cache/);
+    const r = await install(shared.mock, p, ["--no-cache"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(p.cache, "notes.txt"), "utf8")).toBe("mine");
+  });
+
   it("two concurrent installs sharing one cache both end correct", async () => {
     const a = makeProject();
     const b = makeProject();
