@@ -50,10 +50,30 @@ describe("honest installation", () => {
     expect(readme).toContain(`Requires Node.js ${required} or newer.`);
   });
 
-  it("package.json names the repository, home page and issue tracker", () => {
-    expect(pkg.repository?.url).toMatch(/^git\+https:\/\//);
-    expect(pkg.homepage).toMatch(/^https:\/\//);
-    expect(pkg.bugs?.url).toMatch(/^https:\/\//);
+  it("package.json names no repository, home page or issue tracker (svc-dl holds none)", () => {
+    expect(pkg.repository).toBeUndefined();
+    expect(pkg.homepage).toBeUndefined();
+    expect(pkg.bugs).toBeUndefined();
+  });
+
+  it("no user-facing file names an address the project does not hold", () => {
+    const files = [
+      { name: "README.md", text: readme },
+      { name: "package.json", text: JSON.stringify(pkg) },
+      { name: "action.yml", text: readFileSync(join(root, "action.yml"), "utf8") },
+      ...docs,
+    ];
+    for (const { name, text } of files) {
+      expect(text, name).not.toMatch(/svc-dl\/svc-dl|github\.com\/svc-dl/);
+    }
+  });
+
+  it("every `uses:` of a workflow example pins by commit SHA or is a placeholder to fill", () => {
+    for (const { name, text } of [{ name: "README.md", text: readme }, ...docs]) {
+      for (const line of codeLines(text).filter((l) => /^\s*-?\s*uses:/.test(l))) {
+        expect(line, `${name}: ${line}`).toMatch(/@(?:[0-9a-f]{40}|<40-hex commit SHA>)(?:\s|$)/);
+      }
+    }
   });
 
   it("every relative link of the README names a file the package ships", () => {
