@@ -53,7 +53,11 @@ export async function handleCdn(core: ServiceCore, ctx: RequestContext): Promise
   }
   const ifRangeRaw = ctx.req.headers["if-range"];
   const ifRange = typeof ifRangeRaw === "string" ? ifRangeRaw : undefined;
-  const d = decideRange(ctx.req.headers.range, ifRange, etag, size);
+  const range = ctx.req.headers.range;
+  const d =
+    range !== undefined && core.faults.take("rangeNotSatisfiable")
+      ? ({ kind: "unsatisfiable" } as const)
+      : decideRange(range, ifRange, etag, size);
   if (d.kind === "unsatisfiable") {
     sendError(
       ctx,
@@ -175,6 +179,7 @@ async function sendBody(
     part.start,
     part.start + limit - 1,
     () => core.faults.faults.throttleBytesPerSecond,
+    core.faults.faults.chunkSizes,
   );
   if (!complete) return;
   if (drop) {
@@ -184,6 +189,34 @@ async function sendBody(
     return;
   }
   ctx.res.end();
+}
+
+/**
+ * The bytes of `chunks` again, as subarrays of `sizes[0]`, `sizes[1]`, … bytes (then from the
+ * start of `sizes` again); a size below 1 counts as 1. A piece that spans two chunks is copied.
+ */
+function* pieces(chunks: Iterable<Buffer>, sizes: readonly number[]): Generator<Buffer> {
+  let turn = 0;
+  const nextSize = (): number => Math.max(1, Math.floor(sizes[turn++ % sizes.length] ?? 1));
+  let want = nextSize();
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  for (const chunk of chunks) {
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(want - heldBytes, chunk.length - at);
+      held.push(chunk.subarray(at, at + take));
+      heldBytes += take;
+      at += take;
+      if (heldBytes === want) {
+        yield held.length === 1 && held[0] ? held[0] : Buffer.concat(held);
+        held = [];
+        heldBytes = 0;
+        want = nextSize();
+      }
+    }
+  }
+  if (heldBytes > 0) yield Buffer.concat(held);
 }
 
 function matchesEtag(header: string, etag: string): boolean {
@@ -212,8 +245,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Write bytes `[start, end]` (inclusive) of the layout to `res`, honouring
- * backpressure and an optional pace in bytes per second (read before every chunk). Returns false if
- * the client went away.
+ * backpressure and an optional pace in bytes per second (read before every chunk), in writes of
+ * `sizes` bytes taken in turn when given (the `chunkSizes` fault). Returns false if the client
+ * went away.
  */
 export async function streamBytes(
   res: ServerResponse,
@@ -221,6 +255,7 @@ export async function streamBytes(
   start: number,
   end: number,
   throttle: () => number | undefined = () => undefined,
+  sizes?: readonly number[],
 ): Promise<boolean> {
   if (end < start) return true;
   const initial = throttle();
@@ -228,9 +263,10 @@ export async function streamBytes(
     initial !== undefined && initial > 0
       ? Math.max(1, Math.min(64 * 1024, Math.floor(initial / 20)))
       : 1 << 20;
+  const chunks = rangeChunks(layout, start, end, chunkSize);
   // The throttle is read live, so a test can lift it while a response is under way.
   let due = Date.now();
-  for (const chunk of rangeChunks(layout, start, end, chunkSize)) {
+  for (const chunk of sizes && sizes.length > 0 ? pieces(chunks, sizes) : chunks) {
     if (res.destroyed || res.writableEnded) return false;
     const bytesPerSecond = throttle();
     if (bytesPerSecond !== undefined && bytesPerSecond > 0) {

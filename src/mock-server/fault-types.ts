@@ -21,6 +21,16 @@ export interface Faults {
   rateLimited?: { count: number; retryAfter: number };
   /** CDN bodies are paced at this many bytes per second. */
   throttleBytesPerSecond?: number;
+  /**
+   * CDN bodies are written in pieces of these sizes in bytes, taken in turn and repeated (e.g.
+   * `[1, 4093, 65537]`), each piece one write to the socket. Default: writes of up to 1 MiB.
+   */
+  chunkSizes?: number[];
+  /**
+   * First `count` CDN file requests that carry a `Range` answer 416 `range_not_satisfiable`, as
+   * for a range that starts past the end (with the file's real size in `Content-Range`).
+   */
+  rangeNotSatisfiable?: { count: number };
   /** The download routes answer 302 to themselves forever. */
   redirectLoop?: boolean;
   /** Raw `Content-Disposition` header value for CDN files (e.g. a hostile `../../etc/passwd`). */

@@ -11,6 +11,7 @@ type CountedFault =
   | "htmlErrorPage"
   | "shortBody"
   | "cdnExpired"
+  | "rangeNotSatisfiable"
   | "malformedJson";
 
 /** Holds the faults and their counters. */

@@ -1,6 +1,8 @@
 /** Fault injection (docs/mock-service.md, "Fault injection"). */
-import { request } from "node:http";
+import { request, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { streamBytes } from "../../src/mock-server/cdn.js";
+import { makeLayout } from "../../src/mock-server/content.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
 import { call, cdnUrlFor, errorOf, sha256 } from "./helpers.js";
 
@@ -167,5 +169,37 @@ describe("faults", () => {
     expect(b.headers.get("etag")).not.toBe(a.headers.get("etag"));
     expect(b.status).toBe(200);
     expect(sha256(b.body)).toBe(sha256(a.body));
+  });
+
+  it("chunkSizes: each body write has the next size of the list, in turn; bytes unchanged", async () => {
+    const file = Buffer.from(Array.from({ length: 40 }, (_, i) => i));
+    const layout = makeLayout([
+      { kind: "lit", buf: file.subarray(0, 9) },
+      { kind: "lit", buf: file.subarray(9) },
+    ]);
+    const writes: Buffer[] = [];
+    const res = {
+      destroyed: false,
+      writableEnded: false,
+      write: (chunk: Buffer) => writes.push(Buffer.from(chunk)) > 0,
+    } as unknown as ServerResponse;
+    expect(await streamBytes(res, layout, 2, 37, () => undefined, [1, 7, 0])).toBe(true);
+    expect(writes.map((w) => w.length)).toEqual([1, 7, 1, 1, 7, 1, 1, 7, 1, 1, 7, 1]);
+    expect(Buffer.concat(writes)).toEqual(file.subarray(2, 38));
+    // over the wire, the whole file still arrives intact
+    mock.set({ faults: { chunkSizes: [1, 4093, 65_537] } });
+    const info = await mock.fileInfo({ kind: "pack", slug: "desert-rocks" });
+    expect(sha256((await call(mock, await cdnUrlFor(mock, PACK))).body)).toBe(info.sha256);
+  });
+
+  it("rangeNotSatisfiable: the first K ranged CDN requests answer 416 with the real size", async () => {
+    mock.set({ faults: { rangeNotSatisfiable: { count: 1 } } });
+    const url = await cdnUrlFor(mock, PACK);
+    expect((await call(mock, url)).status).toBe(200); // no Range: not counted
+    const r = await call(mock, url, { headers: { Range: "bytes=10-" } });
+    expect(r.status).toBe(416);
+    expect(errorOf(r).code).toBe("range_not_satisfiable");
+    expect(r.headers.get("content-range")).toBe(`bytes */${1024 * 1024}`);
+    expect((await call(mock, url, { headers: { Range: "bytes=10-" } })).status).toBe(206);
   });
 });
