@@ -60,8 +60,6 @@ export function createHttp(settings: HttpServiceSettings): HttpClient {
   const { apiKey, missingKey, ...options } = settings;
   return new HttpClient({
     ...options,
-    bodyTransport: async () =>
-      (await import("./download/fast-body/transport.js")).createFastBodyTransport,
     apiKey: () => {
       if (apiKey === undefined) {
         throw new SvcError(

@@ -33,7 +33,7 @@ const CLOSE_GRACE_MS = 2000;
  * `User-Agent` to every request and the API key (`Authorization: Bearer`) only to the service
  * origin; checks every URL against the scheme rules before sending; paces by rate-limit
  * headers; follows redirects itself; sends download GETs to the CDN through the body fast path
- * when one is given; one redactor for everything it prints. Its abort (the run's signal) is
+ * (src/http/fast-body/) when no proxy is set; one redactor for everything it prints. Its abort (the run's signal) is
  * always an InterruptedError.
  */
 export class HttpExchange {
@@ -220,20 +220,17 @@ export class HttpExchange {
   }
 
   /**
-   * The body fast path for download GETs to another origin than the service's
-   * (`options.bodyTransport`, loaded on first use), only when no proxy is set and the dispatcher
-   * is the client's own; else undefined (undici).
+   * The body fast path (src/http/fast-body/, loaded on first use: a run without downloads never
+   * reads it) for download GETs to another origin than the service's, only when no proxy is set
+   * and the dispatcher is the client's own; else undefined (undici).
    */
   #fastBody(): Promise<BodyTransport> | undefined {
-    const load = this.options.bodyTransport;
     const proxy = this.#proxy;
     const trust = this.#trust;
-    if (!load || !proxy || !trust || proxy.httpProxy !== "" || proxy.httpsProxy !== "") {
-      return undefined;
-    }
+    if (!proxy || !trust || proxy.httpProxy !== "" || proxy.httpsProxy !== "") return undefined;
     const network = this.options.network ?? { env: {} };
-    this.#bodyTransport ??= load().then((make) =>
-      make({
+    this.#bodyTransport ??= import("./fast-body/transport.js").then(({ createFastBodyTransport }) =>
+      createFastBodyTransport({
         secureContext: () => trust.secureContext(),
         lookup: network.lookup,
         idleMs: network.idleTimeoutMs ?? IDLE_TIMEOUT_MS,

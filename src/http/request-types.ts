@@ -5,12 +5,7 @@ import type { Clock } from "../model.js";
 import type { TransferPacing } from "../pacing/transfer.js";
 import type { NetworkSettings } from "./dispatcher.js";
 import type { Budget } from "./pacer.js";
-import type {
-  BodyTransport,
-  BodyTransportSettings,
-  ResponseBody,
-  ResponseHeaders,
-} from "./response-body.js";
+import type { ResponseBody, ResponseHeaders } from "./response-body.js";
 import type { RetrySettings } from "./retry.js";
 
 /** Options of {@link HttpClient}. */
@@ -33,12 +28,6 @@ export interface HttpClientOptions {
   signal?: AbortSignal;
   /** `--limit-rate` and `--max-duration` of download bodies (src/download/rate-limit.ts). */
   transferPacing?: TransferPacing;
-  /**
-   * Loads the body fast path (src/download/fast-body/) for download GETs to another origin than
-   * the service's, used only without a proxy and with the client's own dispatcher; given by the
-   * composition root (src/services.ts). Default: every request through undici.
-   */
-  bodyTransport?: () => Promise<(settings: BodyTransportSettings) => BodyTransport>;
   /** One line per HTTP exchange, for `--verbose`. Never carries a credential. */
   onExchange?: (line: string) => void;
   /** Notices of waits and retries, for stderr. */

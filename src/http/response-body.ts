@@ -217,7 +217,7 @@ export interface BodyTransportSettings {
 
 /**
  * A transport for download bodies that the client uses instead of undici where it may
- * (src/download/fast-body/: GET to the CDN, no proxy).
+ * (src/http/fast-body/: GET to the CDN, no proxy).
  */
 export interface BodyTransport {
   /**

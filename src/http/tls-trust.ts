@@ -6,7 +6,7 @@ import { UsageError } from "../errors/usage-error.js";
  * The certificate authorities a run trusts (cli-contract "Networks", "Configuration": the CA
  * file ADDS to Node's roots), and the one TLS SecureContext built from them. Every TLS
  * connection of svc-dl takes its context from here: undici's (src/http/dispatcher.ts), the body
- * fast path's (src/download/fast-body/transport.ts) and doctor's probes.
+ * fast path's (src/http/fast-body/transport.ts) and doctor's probes.
  */
 export interface TlsTrust {
   /**

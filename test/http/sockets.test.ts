@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 // Sockets are undici's (docs/design.md): only the body fast path opens its own connections;
 // everything else, doctor's probes included (src/http/probe-connect.ts), goes through undici.
 const SRC = fileURLToPath(new URL("../../src", import.meta.url));
-const ALLOWED = ["download/fast-body/", "mock-server/"];
+const ALLOWED = ["http/fast-body/", "mock-server/"];
 const OPENS =
   /\b(?:connect|createConnection)\b[^;]*from "node:(?:net|tls)"|from "node:(?:net|tls)"[^;]*\b(?:connect|createConnection)\b/s;
 

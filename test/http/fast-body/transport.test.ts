@@ -4,8 +4,8 @@ import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import * as tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFastBodyTransport } from "../../../src/download/fast-body/transport.js";
 import { openHashingWriter } from "../../../src/download/writer.js";
+import { createFastBodyTransport } from "../../../src/http/fast-body/transport.js";
 import { tempDir } from "../../helpers/files.js";
 import { makeSelfSignedCert } from "../../helpers/tls.js";
 

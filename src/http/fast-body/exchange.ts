@@ -1,6 +1,6 @@
 import type * as net from "node:net";
-import type { BodyController, DispatchInit, RawResponse } from "../../http/response-body.js";
-import { ResponseBody } from "../../http/response-body.js";
+import type { BodyController, DispatchInit, RawResponse } from "../response-body.js";
+import { ResponseBody } from "../response-body.js";
 import { ResponseFramer } from "./framing.js";
 
 /** One connection of the body fast path: its socket, and whoever reads it now. */

@@ -1,4 +1,4 @@
-import type { ResponseHeaders } from "../../http/response-body.js";
+import type { ResponseHeaders } from "../response-body.js";
 
 /**
  * The one place where svc-dl reads HTTP/1.1 itself (docs/design.md "The body fast path"): the
@@ -13,7 +13,7 @@ import type { ResponseHeaders } from "../../http/response-body.js";
  *   `Transfer-Encoding` at all; 204 and 304 have no body (at most one such line then);
  * - the whole head within {@link MAX_HEAD_BYTES} (undici's default limit).
  *
- * The body is then exactly `Content-Length` bytes. test/download/fast-body/framing.test.ts feeds
+ * The body is then exactly `Content-Length` bytes. test/http/fast-body/framing.test.ts feeds
  * generated and mutated answers, split at every byte, to this and to llhttp and fails when
  * this accepts anything llhttp refuses or frames a body differently.
  */

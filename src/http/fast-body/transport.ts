@@ -6,7 +6,7 @@ import type {
   BodyTransportSettings,
   DispatchInit,
   RawResponse,
-} from "../../http/response-body.js";
+} from "../response-body.js";
 import { type Conn, type ExchangeOwner, exchange, undiciError } from "./exchange.js";
 
 /**

@@ -5,7 +5,7 @@ import {
   MAX_HEAD_BYTES,
   parseHead,
   ResponseFramer,
-} from "../../../src/download/fast-body/framing.js";
+} from "../../../src/http/fast-body/framing.js";
 import { prng } from "../../helpers/prng.js";
 
 /**
