@@ -23,7 +23,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     ctx,
     (s, cmd) => {
       session = s;
-      // the hints of the items a run settles name this command's flags (src/sync/failure.ts)
+      // the hints of the items a run settles name this command's flags (src/run/failure.ts)
       s.hints = hintContext(program, cmd);
     },
     (message) => {

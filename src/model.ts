@@ -70,7 +70,7 @@ export interface GetJsonDocument extends ItemRef {
  * The `error` of a failed item of a multi-item run (packs sync, install, the `get` verbs, verify
  * --repair, deferred items): the same fields as the contract's `--json` error document.
  */
-export interface SyncItemError {
+export interface ItemError {
   code: string;
   message: string;
   http_status: number | null;

@@ -1,7 +1,7 @@
+import { systemClock } from "./clock.js";
 import { SvcError } from "./errors/svc-error.js";
 import { HttpClient } from "./http/client.js";
 import type { HttpClientOptions } from "./http/request-types.js";
-import { systemClock } from "./http/system-clock.js";
 import type { Clock } from "./model.js";
 import { type Deadline, deadlineClock, deadlineSignal } from "./pacing/deadline.js";
 

@@ -64,7 +64,7 @@ export class Session {
   readonly #services = new Map<string, Services>();
   /**
    * Put before each stderr line of a plain log (cli-contract "Plain logs carry time"); set by
-   * `recordRun` (src/run/run.ts) for the length of a run when stderr is not a terminal.
+   * `recordRun` (src/commands/shared/record-run.ts) for the length of a run when stderr is not a terminal.
    */
   linePrefix: (() => string) | undefined;
   /** What a hint may name for the command being run (set by `main`); undefined outside it. */

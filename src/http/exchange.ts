@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { systemClock } from "../clock.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import type { NetworkError } from "../errors/network-error.js";
 import type { Clock } from "../model.js";
@@ -20,7 +21,6 @@ import { newRequestId } from "./request-id.js";
 import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
 import { type BodyTransport, headerValue } from "./response-body.js";
 import { DEFAULT_RETRY, RetryBudget, type RetrySettings } from "./retry.js";
-import { systemClock } from "./system-clock.js";
 import type { TlsTrust } from "./tls-trust.js";
 import { checkRequestUrl } from "./url-policy.js";
 

@@ -1,6 +1,6 @@
 import type { CodedFailure, ErrorCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import { failedItemsHint } from "../sync/failure.js";
+import { failedItemsHint } from "../run/failure.js";
 import { lockPathFor } from "./lockfile.js";
 import type {
   InstallDocument,

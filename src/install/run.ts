@@ -9,7 +9,7 @@ import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { DeferralGate, deferredFields } from "../run/deferred.js";
 import { itemError } from "../run/error.js";
-import { classifyFailure } from "../sync/failure.js";
+import { classifyFailure } from "../run/failure.js";
 import { extractInstalledPack } from "./extract.js";
 import type { ItemFetcher } from "./fetch-item.js";
 import { lockChanges } from "./lock-compare.js";

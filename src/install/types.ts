@@ -3,7 +3,7 @@
  * Types only: no runtime code.
  */
 
-import type { SyncItemError } from "../sync/types.js";
+import type { ItemError } from "../model.js";
 
 /** A pack edition or an asset (`edition` null), as the manifest, the lock and the state name it. */
 export interface ItemKey {
@@ -70,7 +70,7 @@ export interface InstallItemResult {
   sha256: string | null;
   /** Where the bytes came from; null for a failed item. */
   source: InstallSource | null;
-  error: SyncItemError | null;
+  error: ItemError | null;
   /** With `--extract` (or `"extract": true`), for a pack: where and whether it was unpacked. */
   extracted?: InstallExtracted;
 }

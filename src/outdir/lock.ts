@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, readdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { systemClock } from "../clock.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
-import { systemClock } from "../http/system-clock.js";
 import { removeTree } from "../io/remove-tree.js";
 import {
   lstatIfExists,

@@ -1,6 +1,6 @@
 import { DeadlineError } from "../errors/interrupted-error.js";
 import type { Deadline } from "../pacing/deadline.js";
-import { itemError, type SyncItemError } from "./error.js";
+import { type ItemError, itemError } from "./error.js";
 
 /**
  * The `--max-duration` stop of a multi-item run's item loop (cli-contract "Operating
@@ -42,7 +42,7 @@ export interface DeferredFields {
   path: null;
   bytes: null;
   sha256: null;
-  error: SyncItemError | null;
+  error: ItemError | null;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { type HintContext, NO_COMMAND } from "../errors/codes.js";
 import { hintFor } from "../errors/format.js";
 import type { SvcError } from "../errors/svc-error.js";
-import type { SyncItemError } from "../model.js";
+import type { ItemError } from "../model.js";
 import type { RunError } from "./recorder.js";
 
-export type { SyncItemError } from "../model.js";
+export type { ItemError } from "../model.js";
 
 /** The `error` member of the document of a run that stopped part-way (cli-contract "--report"). */
 export function runErrorOf(svcError: SvcError): RunError {
@@ -27,7 +27,7 @@ export function itemError(
   err: SvcError,
   c: HintContext = NO_COMMAND,
   kind?: "pack" | "asset",
-): SyncItemError {
+): ItemError {
   return {
     code: err.code,
     message: err.message,

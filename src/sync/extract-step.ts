@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import type { HintContext } from "../errors/codes.js";
 import type { SvcError } from "../errors/svc-error.js";
 import { itemError } from "../run/error.js";
-import { classifyFailure } from "./failure.js";
+import { classifyFailure } from "../run/failure.js";
 import type { SyncItemResult } from "./types.js";
 
 /** Statuses whose item has a complete, verified file in DIR. */
@@ -14,7 +14,7 @@ const HAS_FILE = new Set(["downloaded", "resumed", "up-to-date", "adopted", "rep
  * (src/extract/extract.ts), which does nothing when the archive's SHA-256 was extracted before.
  * Call with the directory lock held. Returns the item with `extracted: {path, status, files}`,
  * or, for an item-level failure (`unsafe_archive`, `file_exists`), the item as `failed` with
- * that error (its hint rendered for the command `hints` describes). Throws the failures a sync stops on (src/sync/failure.ts: other local
+ * that error (its hint rendered for the command `hints` describes). Throws the failures a sync stops on (src/run/failure.ts: other local
  * file-system failures, interruption).
  */
 export async function extractSynced(

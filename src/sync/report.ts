@@ -1,7 +1,7 @@
 import { SvcError } from "../errors/svc-error.js";
 import { formatBytes } from "../io/progress-format.js";
 import { renderTable } from "../io/table.js";
-import { failedItemsHint } from "./failure.js";
+import { failedItemsHint } from "../run/failure.js";
 import type { PlannedItem } from "./plan.js";
 import { wouldFetch, wouldTryAuthoring } from "./summary.js";
 import type { SyncDocument, SyncItemResult } from "./types.js";

@@ -12,9 +12,9 @@ import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { DeferralGate } from "../run/deferred.js";
 import { itemError } from "../run/error.js";
+import { classifyFailure } from "../run/failure.js";
 import { deferredResult } from "./deferred.js";
 import { extractSynced } from "./extract-step.js";
-import { classifyFailure } from "./failure.js";
 import { type PlannedItem, planSync } from "./plan.js";
 import { DEFAULT_MAX_DELETE, pruneStep } from "./prune.js";
 import { type Selection, type SelectionResult, selectPacks } from "./select.js";
@@ -22,8 +22,8 @@ import { syncDocument } from "./summary.js";
 import { syncTargets } from "./targets.js";
 import type {
   EditionChoice,
+  ItemError,
   SyncDocument,
-  SyncItemError,
   SyncItemResult,
   SyncReason,
   SyncStatus,
@@ -227,7 +227,7 @@ async function settle(
     status: SyncStatus,
     reason: SyncReason | null,
     file: FileFacts = {},
-    error: SyncItemError | null = null,
+    error: ItemError | null = null,
   ): SyncItemResult => ({
     slug: target.slug,
     edition: target.edition,

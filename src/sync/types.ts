@@ -3,9 +3,9 @@
  * no runtime code, so command files may import them with `import type`.
  */
 
-import type { PackEdition, SyncItemError } from "../model.js";
+import type { ItemError, PackEdition } from "../model.js";
 
-export type { EditionChoice, PackEdition, SyncItemError } from "../model.js";
+export type { EditionChoice, ItemError, PackEdition } from "../model.js";
 
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
@@ -85,7 +85,7 @@ export interface SyncItemResult {
   bytes: number | null;
   /** Lower-case hex SHA-256 of the file, when known. */
   sha256: string | null;
-  error: SyncItemError | null;
+  error: ItemError | null;
 }
 
 /** Counts of the `summary` member (see `summarize` in summary.ts). */

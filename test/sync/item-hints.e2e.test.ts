@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { failedItemsHint } from "../../src/sync/failure.js";
+import { failedItemsHint } from "../../src/run/failure.js";
 import { runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/download.js";
 import { install, makeProject } from "../helpers/install.js";

@@ -12,8 +12,8 @@ import {
 } from "../../src/sync/report.js";
 import { summarize } from "../../src/sync/summary.js";
 import type {
+  ItemError,
   SyncDocument,
-  SyncItemError,
   SyncItemResult,
   SyncReason,
   SyncStatus,
@@ -49,11 +49,7 @@ function item(
   };
 }
 
-function failed(
-  slug: string,
-  error: Partial<SyncItemError> = {},
-  edition: PackEdition = "standard",
-) {
+function failed(slug: string, error: Partial<ItemError> = {}, edition: PackEdition = "standard") {
   return item(slug, "failed", "new", {
     edition,
     error: {

@@ -7,7 +7,7 @@ import { NetworkError } from "../../src/errors/network-error.js";
 import { RateLimitedError } from "../../src/errors/rate-limited-error.js";
 import { SvcError } from "../../src/errors/svc-error.js";
 import { itemError } from "../../src/run/error.js";
-import { classifyFailure } from "../../src/sync/failure.js";
+import { classifyFailure } from "../../src/run/failure.js";
 import { summarize, wouldFetch } from "../../src/sync/summary.js";
 import type { SyncItemResult } from "../../src/sync/types.js";
 

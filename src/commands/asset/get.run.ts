@@ -1,10 +1,10 @@
 import { assetSource } from "../../api/download-source.js";
 import { validateSlug } from "../../outdir/names.js";
-import { runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
 import { runGetMany } from "../shared/get-many.js";
 import { runGet } from "../shared/get-one.js";
+import { runSinks } from "../shared/record-run.js";
 
 /** Options of `asset get`. */
 export interface AssetGetOptions extends RunOutputFlags {

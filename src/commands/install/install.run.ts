@@ -8,9 +8,9 @@ import { runInstall } from "../../install/run.js";
 import type { InstallDocument, InstallItemResult } from "../../install/types.js";
 import type { WarningCode } from "../../io/reporter.js";
 import type { RunRecorder, RunShape } from "../../run/recorder.js";
-import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import type { RunOutputFlags } from "../command-kit.js";
+import { recordRun, runSinks } from "../shared/record-run.js";
 
 /** Options of `install` (after parsing). */
 export interface InstallCommandOptions extends RunOutputFlags {

@@ -1,12 +1,12 @@
 import { resolve } from "node:path";
 import type { RunRecorder } from "../../run/recorder.js";
-import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
 import * as report from "../../sync/report.js";
 import { runSync } from "../../sync/run.js";
 import { syncDocument } from "../../sync/summary.js";
 import type { EditionChoice, SyncDocument, SyncItemResult } from "../../sync/types.js";
 import type { RunOutputFlags } from "../command-kit.js";
+import { recordRun, runSinks } from "../shared/record-run.js";
 
 /** Options of `packs sync` (after parsing). */
 export interface PacksSyncOptions extends RunOutputFlags {

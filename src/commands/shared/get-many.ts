@@ -5,17 +5,17 @@ import { type DownloadResult, type DownloadSource, downloadItem } from "../../do
 import { DeadlineError } from "../../errors/interrupted-error.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
+import type { ItemError } from "../../model.js";
 import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { ItemRef } from "../../outdir/state.js";
 import { DeferralGate, deferredFields } from "../../run/deferred.js";
 import { itemError } from "../../run/error.js";
+import { classifyFailure, failedItemsHint } from "../../run/failure.js";
 import type { RunRecorder } from "../../run/recorder.js";
-import { type RunSinkOptions, recordRun } from "../../run/run.js";
 import type { Services } from "../../services.js";
 import type { Session } from "../../session.js";
-import { classifyFailure, failedItemsHint } from "../../sync/failure.js";
-import type { SyncItemError } from "../../sync/types.js";
+import { type RunSinkOptions, recordRun } from "./record-run.js";
 
 /** One item of a `get` with several slugs. */
 export interface ManyItem {
@@ -41,7 +41,7 @@ export interface GetManyRequest {
 /** A failed item of the several-slug `--json` document. */
 interface FailedItem extends ItemRef {
   status: "failed";
-  error: SyncItemError;
+  error: ItemError;
 }
 
 /** `3 items: 2 downloaded, 0 up to date, 1 failed` (the deferred and unsettled items too). */
@@ -85,7 +85,7 @@ export function checkSeveralOutput(output: string | undefined, cwd: string): voi
  * slugs), the directory locked once for the run, with the one download engine. Each item gets
  * a start line ("pack 2/3 forest-pack") and its file line; a failed item is reported and the
  * rest go on; an account-level failure (any 401 code, `api_disabled`, `not_eligible`,
- * `blocked`) and every other failure `packs sync` stops on (src/sync/failure.ts) end the run
+ * `blocked`) and every other failure `packs sync` stops on (src/run/failure.ts) end the run
  * at once. Prints the final paths on stdout (or the `--json` document
  * `{items, summary:{downloaded, up_to_date, failed}}`) and a summary line on stderr.
  * Throws SvcError `get_incomplete` (exit 1) when some items failed, UsageError for a bad `-o`,

@@ -1,17 +1,17 @@
 import { join, resolve } from "node:path";
 import { toSvcError } from "../../errors/format.js";
 import type { WarningCode } from "../../io/reporter.js";
+import type { ItemError } from "../../model.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { StateItem } from "../../outdir/state.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../../outdir/verify.js";
 import { DeferralGate } from "../../run/deferred.js";
 import { itemError } from "../../run/error.js";
+import { classifyFailure } from "../../run/failure.js";
 import type { RunRecorder } from "../../run/recorder.js";
-import { recordRun, runSinks } from "../../run/run.js";
 import type { Session } from "../../session.js";
-import { classifyFailure } from "../../sync/failure.js";
-import type { SyncItemError } from "../../sync/types.js";
 import type { RunOutputFlags } from "../command-kit.js";
+import { recordRun, runSinks } from "../shared/record-run.js";
 import { repairItems } from "./repair.js";
 
 /** Options of `verify`. */
@@ -62,7 +62,7 @@ async function verifyInto(
   const fixes = (i: VerifyItem) => (repair && i.status !== "ok") || forgets(opts, i);
   const facts = { ...opts, deadline: session.deadline !== undefined };
   // --repair: the error of each item whose repair failed, by path (its document's `error`)
-  const failed = repair ? new Map<string, SyncItemError>() : undefined;
+  const failed = repair ? new Map<string, ItemError>() : undefined;
   const documentItem = (i: VerifyItem) => toDocumentItem(i, failed);
   run.describe({
     document: (settled: VerifyDocumentItem[]) => verifyDocument(dir, settled, facts),
@@ -111,7 +111,7 @@ export interface VerifyDocumentItem {
   slug: string;
   edition: StateItem["edition"];
   /** With `--repair` only: why the item could not be repaired (as a failed sync item's), or null. */
-  error?: SyncItemError | null;
+  error?: ItemError | null;
 }
 
 /** Counts of the `verify --json` summary (`repaired`, `forgotten` with their flags). */
@@ -150,7 +150,7 @@ export function verifyDocument(
 function deferredItem(
   dir: string,
   record: StateItem,
-  error?: SyncItemError | null,
+  error?: ItemError | null,
 ): VerifyDocumentItem {
   const { kind, slug, edition } = record;
   const path = join(dir, record.file);
@@ -161,7 +161,7 @@ function deferredItem(
 /** What {@link fixAll} needs of the run. */
 interface FixContext {
   /** `--repair`: the error of each item whose repair failed, by path; undefined to forget. */
-  failed: Map<string, SyncItemError> | undefined;
+  failed: Map<string, ItemError> | undefined;
   gate: DeferralGate;
   fixes: (item: VerifyItem) => boolean;
   settle: (item: VerifyItem) => void;
@@ -221,7 +221,7 @@ async function fixAll(
 /** The document item of `i`; with `failed` (`--repair`), its `error` (null when none). */
 function toDocumentItem(
   i: VerifyItem,
-  failed: ReadonlyMap<string, SyncItemError> | undefined,
+  failed: ReadonlyMap<string, ItemError> | undefined,
 ): VerifyDocumentItem {
   const { kind, slug, edition } = i.record;
   const item = { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes, kind, slug };
@@ -260,7 +260,7 @@ async function repairAll(
   session: Session,
   out: OutputDir,
   items: VerifyItem[],
-  failed: Map<string, SyncItemError>,
+  failed: Map<string, ItemError>,
   stop: { done: VerifyItem[]; beforeRepair: () => void },
 ): Promise<VerifyItem[]> {
   const { reporter } = session;

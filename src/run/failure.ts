@@ -1,6 +1,6 @@
 import { NO_COMMAND, renderHint, scopeOf } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
-import type { PackEdition } from "./types.js";
+import type { PackEdition } from "../model.js";
 
 /**
  * How a run over several items treats a failure of one item (cli-contract "packs sync"):

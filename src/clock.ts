@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { interruptedBy } from "../errors/interrupted-error.js";
-import type { Clock } from "../model.js";
+import { interruptedBy } from "./errors/interrupted-error.js";
+import type { Clock } from "./model.js";
 
 /**
  * The real clock of a run: `now()` is `Date.now()`; `sleep(ms, signal)` waits on a timer and

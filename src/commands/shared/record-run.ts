@@ -1,11 +1,17 @@
-import type { SvcError } from "../errors/svc-error.js";
-import type { WarningCode } from "../io/reporter.js";
-import type { Session } from "../session.js";
-import { type RunDocument, type RunError, RunRecorder } from "./recorder.js";
+import { toSvcError } from "../../errors/format.js";
+import type { SvcError } from "../../errors/svc-error.js";
+import type { WarningCode } from "../../io/reporter.js";
+import { runErrorOf } from "../../run/error.js";
+import { writeReport } from "../../run/files.js";
+import { clockTime, runHeader } from "../../run/log-time.js";
+import { writeMetrics } from "../../run/metrics.js";
+import { ItemHooks } from "../../run/on-item.js";
+import { type RunDocument, type RunError, RunRecorder } from "../../run/recorder.js";
+import type { RunSinkOptions } from "../../run/sinks.js";
+import { appendStepSummary } from "../../run/step-summary.js";
+import type { Session } from "../../session.js";
 
-import type { RunSinkOptions } from "./sinks.js";
-
-export { type RunSinkOptions, runSinks } from "./sinks.js";
+export { type RunSinkOptions, runSinks } from "../../run/sinks.js";
 
 /** What {@link recordRun} needs to know about the command. */
 export interface RunSpec {
@@ -41,7 +47,6 @@ export async function recordRun<T>(
   const now = (): number => session.ctx.clock?.now() ?? Date.now();
   const run = new RunRecorder(spec.command, spec.dir, now());
   if (!session.ctx.io.stderrIsTTY && !session.globals.json) {
-    const { runHeader, clockTime } = await import("./log-time.js");
     // The header goes before the run's first line: a run refused before it says anything
     // (bad configuration) prints only its error line.
     let header: string | undefined =
@@ -53,7 +58,7 @@ export async function recordRun<T>(
     };
   }
   const hooks = spec.sinks.onItem
-    ? new (await import("./on-item.js")).ItemHooks(spec.sinks.onItem, {
+    ? new ItemHooks(spec.sinks.onItem, {
         env: session.ctx.env,
         cwd: session.ctx.cwd,
         output: session.globals.json ? undefined : session.ctx.io.stderr,
@@ -84,10 +89,6 @@ async function finishRun(
   let svcError: SvcError | undefined;
   let error: RunError | undefined;
   if (failure) {
-    const [{ toSvcError }, { runErrorOf }] = await Promise.all([
-      import("../errors/format.js"),
-      import("./error.js"),
-    ]);
     svcError = toSvcError(failure.err);
     error = runErrorOf(svcError);
   }
@@ -104,17 +105,11 @@ async function finishRun(
   const { ctx } = session;
   const tasks: Promise<void>[] = [];
   if (spec.sinks.report) {
-    tasks.push(
-      import("./files.js").then((m) => m.writeReport(ctx.cwd, spec.sinks.report as string, doc)),
-    );
+    tasks.push(writeReport(ctx.cwd, spec.sinks.report as string, doc));
   }
   if (spec.sinks.metrics) {
     const facts = { run, doc, exitCode, endedAt };
-    tasks.push(
-      import("./metrics.js").then((m) =>
-        m.writeMetrics(ctx.cwd, spec.sinks.metrics as string, facts),
-      ),
-    );
+    tasks.push(writeMetrics(ctx.cwd, spec.sinks.metrics as string, facts));
   }
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile && STEP_SUMMARY_COMMANDS.has(spec.command)) {
@@ -124,7 +119,7 @@ async function finishRun(
       exitCode,
       seconds: (endedAt - run.startedAt) / 1e3,
     };
-    tasks.push(import("./step-summary.js").then((m) => m.appendStepSummary(summaryFile, facts)));
+    tasks.push(appendStepSummary(summaryFile, facts));
   }
   const results = await Promise.allSettled(tasks);
   for (const r of results) {
