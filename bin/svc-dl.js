@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-import { fileURLToPath } from "node:url";
+// The svc-dl command: process wiring only (exit code, V8 flags), then the program's main().
 
-// Fast path: a lone `--version`/`-V` prints the version from package.json without loading
-// commander or any other module (same output and exit code as commander's version option).
+// A lone `--version`/`-V` prints the version from package.json without loading commander or
+// any other module (same output and exit code as commander's version option).
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   const { readFileSync } = await import("node:fs");
@@ -17,29 +17,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // its host's process.
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--liftoff-only");
-  // A V8 code cache of the program in svc-dl's cache directory (docs/performance.md
-  // "Start-up"): Node's own on Node 22+, else (Node 20) the one-file CommonJS build run with
-  // the command's cache entry. Help, no cache directory or NODE_DISABLE_COMPILE_CACHE: the ES
-  // modules, as without a cache.
-  const help =
-    args.length === 0 || args[0] === "help" || args.includes("--help") || args.includes("-h");
-  const cache = help ? undefined : await import("../dist/cache/compile-cache.js");
-  const route = cache?.commandRoute(args);
-  // help and runs without a command never create the cache directory (nor load what it needs)
-  const dir =
-    route === undefined
-      ? undefined
-      : await cache?.compileCacheDir(process.env, () => process.cwd());
-  const program =
-    dir === undefined || cache?.useNodeCompileCache(dir) || route === undefined
-      ? undefined
-      : cache?.loadProgram(
-          fileURLToPath(new URL("../dist/program.cjs", import.meta.url)),
-          dir,
-          route,
-        );
-  const { main } = program?.exports ?? (await import("../dist/cli.js"));
-  const { systemContext } = program?.exports ?? (await import("../dist/context.js"));
+  const [{ main }, { systemContext }] = await Promise.all([
+    import("../dist/cli.js"),
+    import("../dist/context.js"),
+  ]);
   process.exitCode = await main(args, systemContext());
-  program?.save();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run build` (issue 7): bundles src/ into dist/ with esbuild — ESM for Node 20.18, one
+ * `npm run build`: bundles src/ into dist/ with esbuild — ESM for Node 20.18, one
  * file per entry point at the paths other code imports, shared code and every lazily
  * `import()`ed module in chunks beside them (code splitting), so `--help` still loads no HTTP,
  * config or download code. Type checking is `npm run typecheck`; this build does not type-check.
@@ -8,8 +8,7 @@
  * The program (dist/cli.js, dist/context.js: what bin/svc-dl.js loads) gets its npm
  * dependencies inlined: a handful of chunks instead of ~270 CommonJS/ESM files to resolve, read
  * and compile at every start (docs/performance.md "Start-up"). Their licence texts go to
- * dist/THIRD-PARTY-LICENSES.txt. Its Node built-ins are required, not imported, and those a
- * run may not need load on first use (scripts/shims/builtins.js). The library (dist/index.js)
+ * dist/THIRD-PARTY-LICENSES.txt. The library (dist/index.js)
  * and the mock service keep their dependencies external: an application that imports svc-dl
  * shares its node_modules.
  *
@@ -30,7 +29,6 @@ import { constants as http2Constants } from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { builtinsOnFirstUse } from "./shims/builtins.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -46,7 +44,7 @@ const BUNDLES = [
   {
     outbase: "src",
     outdir: "dist",
-    entryPoints: ["src/cli.ts", "src/context.ts", "src/cache/compile-cache.ts"],
+    entryPoints: ["src/cli.ts", "src/context.ts"],
     packages: "bundle",
     // Inlined CommonJS packages call require() for Node's built-ins: give ESM chunks one.
     banner: {
@@ -59,31 +57,8 @@ const require = __svcCreateRequire(import.meta.url);`,
     mainFields: ["module", "main"],
     legalComments: "eof",
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
-    plugins: programPlugins(),
-  },
-  // The same program as one CommonJS file, dist/program.cjs: what bin/svc-dl.js runs on Node
-  // 20 through a V8 code cache (src/cache/compile-cache.ts; Node 20 has no compile cache for
-  // ES modules). esbuild keeps lazily imported modules unevaluated until their import(). The
-  // file is the function Node's CommonJS loader would wrap it in, so the script V8 compiles
-  // (and keeps for lazy compiles) is the file's text itself, not a 2.9 MB copy of it.
-  {
-    outdir: "dist",
-    entryPoints: [{ in: "src/cli-bundle.ts", out: "program" }],
-    outExtension: { ".js": ".cjs" },
-    packages: "bundle",
-    splitting: false,
-    format: "cjs",
-    define: { "import.meta.url": "__svcImportMetaUrl" },
-    banner: {
-      js: `(function (exports, require, module, __filename, __dirname) {"use strict";
-// Includes npm packages; their licences: THIRD-PARTY-LICENSES.txt
-var __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;`,
-    },
-    footer: { js: "})" },
-    mainFields: ["module", "main"],
-    // ASCII only (their licences are in THIRD-PARTY-LICENSES.txt; see asciiOnly()).
-    legalComments: "none",
-    asciiOnly: true,
+    // what `svc-dl --version --verbose` and doctor name (src/build-info.ts)
+    define: { SVC_DL_BUNDLED_UNDICI: JSON.stringify(undiciVersion()) },
     plugins: programPlugins(),
   },
   { outbase: "src", outdir: "dist", entryPoints: ["src/index.ts"] },
@@ -107,7 +82,7 @@ if (args.includes("--types-only")) {
 async function bundle() {
   try {
     const results = await Promise.all(
-      BUNDLES.map(({ licenses, asciiOnly, ...b }) =>
+      BUNDLES.map(({ licenses, ...b }) =>
         build({
           packages: "external",
           legalComments: "none",
@@ -136,7 +111,6 @@ async function bundle() {
       }
     }
     BUNDLES.forEach((b, i) => {
-      if (b.asciiOnly) asciiOnly(results[i].metafile);
       if (b.packages !== "bundle") return;
       if (b.licenses) writeLicenses(results[i].metafile, b.licenses);
       assertNoRelativeRequire(results[i].metafile);
@@ -153,9 +127,14 @@ async function bundle() {
   }
 }
 
-/** The esbuild plugins of the program's two builds (ES modules, and dist/program.cjs). */
+/** The esbuild plugins of the program's bundle. */
 function programPlugins() {
-  return [undiciForTheProgram(), http2OnFirstUse(), builtinsOnFirstUse()];
+  return [undiciForTheProgram(), http2OnFirstUse()];
+}
+
+/** The version of the undici package that the program bundle inlines (node_modules/undici). */
+function undiciVersion() {
+  return JSON.parse(readFileSync(join(root, "node_modules/undici/package.json"), "utf8")).version;
 }
 
 /** Resolves `undici` to scripts/undici-cli.js: only the dispatchers the program uses. */
@@ -197,26 +176,6 @@ module.exports = new Proxy({ constants }, {
 }
 
 /**
- * Rewrites every non-ASCII character of the outputs as a `\uXXXX` escape (esbuild leaves them
- * in comments and regular expressions; throws on one after a backslash): V8 keeps a source with a single character above U+00FF
- * as a two-byte string, 5.8 MB for dist/program.cjs instead of 2.9 MB, for the whole run. The
- * escape means the same character in a string, a template, a regular expression (with or
- * without `u`) and a comment; no identifier of the bundle has one.
- */
-function asciiOnly(metafile) {
-  for (const out of Object.keys(metafile.outputs)) {
-    const text = readFileSync(join(root, out), "utf8");
-    // `\é` (an identity escape) would become `\\u00e9`, a backslash and five letters
-    if (/\\[\u0080-\uffff]/.test(text)) throw new Error(`${out}: a non-ASCII character after a \\`);
-    const ascii = text.replace(
-      /[\u0080-\uffff]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    );
-    if (ascii !== text) writeFileSync(join(root, out), ascii);
-  }
-}
-
-/**
  * Throws when an output of a bundle with inlined packages still calls require() on a relative
  * path: a module esbuild could not follow (a UMD wrapper, a computed name), which would be
  * missing at run time.
@@ -254,7 +213,7 @@ function writeLicenses(metafile, file) {
     return `${pkg.name} ${pkg.version} (${pkg.license ?? "see below"})\n\n${body}\n`;
   });
   const head =
-    "The svc-dl program (dist/cli.js, dist/context.js and the chunks they load; dist/program.cjs) includes these npm packages.\n";
+    "The svc-dl program (dist/cli.js, dist/context.js and the chunks they load) includes these npm packages.\n";
   writeFileSync(join(root, file), `${head}\n${parts.join(`\n${"-".repeat(72)}\n\n`)}`);
 }
 

@@ -1,4 +1,5 @@
 import { type Command, CommanderError } from "commander";
+import { verboseVersion } from "./build-info.js";
 import type { Context } from "./context.js";
 import type { HintContext } from "./errors/codes.js";
 import { ExitCode } from "./errors/exit-codes.js";
@@ -29,6 +30,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     (message) => {
       commanderMessage += message;
     },
+    wantsVerbose(argv) ? verboseVersion(ctx.version).trimEnd() : ctx.version,
   );
   if (argv[0] === "help" && argv.length === 2 && argv[1] !== undefined) {
     const { helpTopic } = await import("./help-topics.js");
@@ -81,6 +83,11 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     await session?.close();
     ctx.ended?.();
   }
+}
+
+/** Whether `--verbose`/`-v` is among the words (what `--version` prints depends on it). */
+function wantsVerbose(argv: readonly string[]): boolean {
+  return argv.some((w) => w === "--verbose" || w === "-v");
 }
 
 /**

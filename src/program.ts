@@ -159,11 +159,13 @@ const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
  * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
  * `--version` stay fast. `onSession` receives the session and its command once a command runs;
  * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
+ * `versionText` is what `--version` prints (default: the version alone).
  */
 export function buildProgram(
   ctx: Context,
   onSession: (session: Session, cmd: Command) => void,
   onCommanderError: (message: string) => void,
+  versionText: string = ctx.version,
 ): Command {
   const open: OpenSession = (cmd) => {
     const session = new Session(ctx, globalsFrom(cmd));
@@ -175,7 +177,11 @@ export function buildProgram(
       .description(
         "Download the 3D asset packs and assets you own from the asset download service:\nresumable, verified, rate-limit aware.",
       )
-      .version(ctx.version, "-V, --version", "print the svc-dl version")
+      .version(
+        versionText,
+        "-V, --version",
+        "print the svc-dl version (with -v: Node and undici too)",
+      )
       .helpOption("-h, --help", "show help for a command")
       // chalk loads only when a command runs, never for --help/--version (start-up time)
       .hook("preAction", async (_program, action) => {

@@ -9,22 +9,23 @@ export const TMP = "tmp";
 export const SHA256 = /^[0-9a-f]{64}$/;
 /** The name of a temp file in {@link TMP} (a UUID). */
 const TMP_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/;
-/** Subdirectory of the program's V8 code cache (src/cache/compile-cache.ts). */
-export const COMPILE_CACHE = "compile-cache";
 /**
- * A code cache entry of the program (Node 20): `program-<SHA-256 of the build>-<command>.v8`.
+ * Subdirectory where svc-dl 0.1 kept a V8 code cache of the program. svc-dl never reads it
+ * (no code is loaded from a cache); it stays svc-dl's, so a cache that has one is not foreign.
  */
+export const COMPILE_CACHE = "compile-cache";
+/** An entry of that code cache (Node 20): `program-<SHA-256 of the build>-<command>.v8`. */
 export const CODE_ENTRY = /^program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8$/;
 /** safe-fs's temp file beside a {@link CODE_ENTRY} while it is written. */
 export const CODE_ENTRY_TMP = /^\.program-[0-9a-f]{64}-[a-z0-9-]{1,40}\.v8\.\d+\.[0-9a-z]+\.tmp$/;
-/** Names Node's own compile cache (Node 22+) writes: a directory per Node version, files in it. */
+/** Names Node's own compile cache (Node 22+) wrote there: a directory per Node version, files in it. */
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**
  * The cache's layout (cli-contract "Untrusted text, paths and caches"): a `CACHEDIR.TAG` (the
  * Cache Directory Tagging Specification, https://bford.info/cachedir/, so backup tools skip
  * it), `sha256/<first two hex digits>/<sha256>` entries, `tmp/<uuid>.tmp` files and the
- * program's code cache in `compile-cache/`. Nothing else in the root is svc-dl's.
+ * former code cache in `compile-cache/` (never read). Nothing else in the root is svc-dl's.
  */
 export const CACHE_LAYOUT: OwnedLayout = {
   marker: "CACHEDIR.TAG",
@@ -53,7 +54,7 @@ export const CACHE_LAYOUT: OwnedLayout = {
   },
 };
 
-/** `compile-cache/`: the program's entries, and Node's own version directories and files. */
+/** `compile-cache/`: the former program entries, and Node's own version directories and files. */
 function compileCacheKind(depth: number, sub?: string, name?: string): OwnedKind {
   if (depth === 1) return "dir";
   if (sub === undefined) return undefined;

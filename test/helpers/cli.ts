@@ -90,7 +90,7 @@ export function assertNoSecrets(text: string, where: string): void {
 
 /**
  * The user cache root of this test process's runs (`XDG_CACHE_HOME`): a temp directory, so no
- * run reads or writes the real ~/.cache (the download cache, the program's code cache).
+ * run reads or writes the real ~/.cache (the download cache).
  */
 let testCacheHome: string | undefined;
 

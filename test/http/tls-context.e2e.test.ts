@@ -11,7 +11,6 @@ import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startMockService } from "../../src/mock-server/index.js";
 import type { MockService } from "../../src/mock-server/types.js";
-import { builtinsLoadedBy } from "../helpers/builtins.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/download.js";
 import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
@@ -97,21 +96,5 @@ describe("one TLS SecureContext per run", () => {
     expect(status("tls"), r.stdout).not.toBe("fail"); // warns: the test certificate expires soon
     expect(status("key-accepted"), r.stdout).toBe("ok");
     expect(made).toBe(1);
-  });
-
-  it("a plain-http run with a CA file set does not load node:tls", async () => {
-    const out = tempDir("svc-dl-tlsctx-http-");
-    for (const args of [["whoami"], ["pack", "get", "low-poly-forest", "-o", `${out}/`]]) {
-      const { r, builtins } = await builtinsLoadedBy(["--ca-file", cert.caFile, ...args], {
-        cwd: out,
-        env: { ...NO_PROXY_ENV, SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
-      });
-      expect(r.code, r.stderr).toBe(0);
-      expect(builtins).toContain("NativeModule net"); // the list is complete: the request's socket
-      expect(
-        builtins.filter((m) => /\btls\b|secure-context/.test(m)),
-        args.join(" "),
-      ).toEqual([]);
-    }
   });
 });

@@ -9,12 +9,16 @@ import { networkChecks } from "./network-checks.js";
 /** Node's version must be at least this (package.json `engines`). */
 const MIN_NODE = [20, 18] as const;
 
-/** Node version against the minimum. */
-export function nodeCheck(version: string): DoctorCheck {
+/**
+ * Node version against the minimum; the finding also names the undici version bundled into the
+ * program (`undici`, when svc-dl runs from its bundle).
+ */
+export function nodeCheck(version: string, undici?: string): DoctorCheck {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
+  const bundled = undici === undefined ? "" : `, bundled undici ${undici}`;
   return ok
-    ? { name: "node", status: "ok", finding: `Node ${version}`, hint: null }
+    ? { name: "node", status: "ok", finding: `Node ${version}${bundled}`, hint: null }
     : {
         name: "node",
         status: "fail",

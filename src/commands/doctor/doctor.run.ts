@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { bundledUndiciVersion } from "../../build-info.js";
 import { terminalText } from "../../io/terminal-text.js";
 import type { Session } from "../../session.js";
 import { nodeCheck, sessionChecks } from "./checks.js";
@@ -16,7 +17,7 @@ export async function runDoctor(session: Session, dirArg: string | undefined): P
   const dir = dirArg === undefined ? undefined : resolve(session.ctx.cwd, dirArg);
   const { env, cwd } = session.ctx;
   const checks = [
-    nodeCheck(process.versions.node),
+    nodeCheck(process.versions.node, bundledUndiciVersion()),
     await local.configCheck(env),
     ...(await sessionChecks(session, dir)),
     await local.cacheCheck(env, cwd),
