@@ -56,7 +56,9 @@ export interface TransferGate {
  * The gate for one body transfer, or undefined when the run has neither a rate limit nor a
  * deadline. `clock` (the client's, so its waits already end at the deadline) and `signal`
  * (interrupts) serve the waits. Chunks are cut into pieces no bigger than the bucket, so a slow
- * rate never lets one large socket read through at once.
+ * rate never lets one large socket read through at once. A chunk that must wait is copied
+ * first: body chunks are borrowed, valid during the data callback only (cli-contract
+ * "Integrity": pacing changes when bytes arrive, never which bytes are kept).
  */
 export function openTransferGate(
   pacing: TransferPacing | undefined,
@@ -82,13 +84,18 @@ export function openTransferGate(
       if (chunk.length === 0) return undefined; // nothing to pace: never pause the socket for it
       if (!bucket) return sink(chunk);
       const now = clock.now();
-      const pieces: [Buffer, number][] = [];
+      const releases: number[] = [];
       for (let at = 0; at < chunk.length; at += bucket.burst) {
-        const piece = chunk.subarray(at, Math.min(chunk.length, at + bucket.burst));
-        pieces.push([piece, now + bucket.take(piece.length, now)]);
+        releases.push(now + bucket.take(Math.min(bucket.burst, chunk.length - at), now));
       }
-      const last = pieces[pieces.length - 1];
-      if (!tail && (last === undefined || last[1] <= now)) return sink(chunk);
+      const last = releases[releases.length - 1];
+      if (!tail && (last === undefined || last <= now)) return sink(chunk);
+      // The chunk is borrowed (src/http/response-body.ts): held past this call, it is copied.
+      const owned = Buffer.from(chunk);
+      const pieces = releases.map((releaseAt, i): [Buffer, number] => [
+        owned.subarray(i * bucket.burst, Math.min(owned.length, (i + 1) * bucket.burst)),
+        releaseAt,
+      ]);
       const previous = tail ?? Promise.resolve();
       tail = previous.then(() => writePieces(pieces, sink));
       return tail;

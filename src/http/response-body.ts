@@ -50,13 +50,19 @@ const DUMP_LIMIT = 64 * 1024;
  * The body of one response, fed by the dispatcher's data callback with no Readable in between
  * (the download hot path). Exactly one reader: {@link consume} (a synchronous sink), {@link text}
  * or {@link dump}. Bytes that arrive before the reader is attached are held (at most 64 KiB, then
- * the socket is paused). Errors of the transfer (connection lost, bad framing, silence past the
- * body timeout) reject the reader's promise with undici's error.
+ * the socket is paused). While a chunk's sink call has not settled (it returned a promise), the
+ * socket stays paused and the sink is not called again: bytes the transport still hands over
+ * (TLS decrypts what it has already read) are held as copies and delivered in order once it
+ * settles; the socket resumes only then. Errors of the transfer (connection lost, bad framing,
+ * silence past the body timeout) reject the reader's promise with undici's error.
  */
 export class ResponseBody {
   #controller: BodyController | undefined;
-  #early: Buffer[] = [];
-  #earlyBytes = 0;
+  /** Copies of bytes not delivered yet: before the reader came, or while a sink call waits. */
+  #held: Buffer[] = [];
+  #heldBytes = 0;
+  /** A sink call returned a promise that has not settled yet. */
+  #waiting = false;
   #sink: BodySink | undefined;
   #lend: BodyLender | undefined;
   #ended = false;
@@ -70,32 +76,38 @@ export class ResponseBody {
 
   /** @internal a chunk from the socket */
   push(chunk: Buffer): void {
-    if (this.#sink) {
+    if (this.#sink && !this.#waiting && this.#held.length === 0) {
       this.#deliver(chunk);
       return;
     }
-    this.#early.push(Buffer.from(chunk)); // borrowed: copied to be kept
-    this.#earlyBytes += chunk.length;
-    if (this.#earlyBytes >= EARLY_BYTES) this.#controller?.pause();
+    this.#held.push(Buffer.from(chunk)); // borrowed: copied to be kept
+    this.#heldBytes += chunk.length;
+    if (this.#sink || this.#heldBytes >= EARLY_BYTES) this.#controller?.pause();
   }
 
   /** @internal the body is complete */
   end(): void {
     this.#ended = true;
-    if (this.#sink) this.#settle?.resolve();
+    if (this.#sink && !this.#waiting && this.#held.length === 0) this.#settle?.resolve();
   }
 
   /** @internal the transfer failed */
   fail(err: Error): void {
     if (this.#ended || this.#error) return;
     this.#error = err;
-    this.#early = [];
+    this.#held = [];
+    this.#heldBytes = 0;
     this.#settle?.reject(err);
   }
 
-  /** @internal where the next socket read may land: the reader's memory, when it lends some */
+  /**
+   * @internal where the next socket read may land: the reader's memory, when it lends some and
+   * nothing is held or waiting (a read must never land on bytes a sink call still holds)
+   */
   target(): Buffer | undefined {
-    if (!this.#lend || this.#ended || this.#error || this.#early.length > 0) return undefined;
+    if (!this.#lend || this.#ended || this.#error || this.#waiting || this.#held.length > 0) {
+      return undefined;
+    }
     return this.#lend();
   }
 
@@ -105,9 +117,11 @@ export class ResponseBody {
   }
 
   /**
-   * Sends every body byte to `sink` (see {@link BodySink}); `lend`, when given, offers memory
-   * for the socket reads ({@link BodyLender}). Resolves at the body's end; rejects with the
-   * transfer's error or what the sink threw (the response is then aborted).
+   * Sends every body byte to `sink` (see {@link BodySink}), one call at a time: after a call
+   * that returns a promise, the next comes once it settled. `lend`, when given, offers memory
+   * for the socket reads ({@link BodyLender}). Resolves once the body ended and the last sink
+   * call settled; rejects with the transfer's error or what the sink threw or rejected with
+   * (the response is then aborted).
    */
   consume(sink: BodySink, lend?: BodyLender): Promise<void> {
     if (this.#sink) return Promise.reject(new Error("response body read twice"));
@@ -115,19 +129,10 @@ export class ResponseBody {
     this.#lend = lend;
     return new Promise<void>((resolve, reject) => {
       this.#settle = { resolve, reject };
-      const early = this.#early;
-      this.#early = [];
-      this.#earlyBytes = 0;
-      for (const chunk of early) {
-        if (this.#error) break;
-        this.#deliver(chunk);
-      }
       if (this.#error) reject(this.#error);
-      else if (this.#ended) resolve();
-      else this.#controller?.resume();
+      else this.#drain();
     });
   }
-
   /**
    * Reads at most `limitBytes` as UTF-8 text; past it the response is aborted (an endless body
    * cannot hold us). Returns the text and whether it was cut.
@@ -184,13 +189,31 @@ export class ResponseBody {
       this.#abortWith(err instanceof Error ? err : new Error(String(err)));
       return;
     }
-    if (result) {
-      this.#controller?.pause();
-      result.then(
-        () => this.#controller?.resume(),
-        (err: unknown) => this.#abortWith(err instanceof Error ? err : new Error(String(err))),
-      );
+    if (!result) return;
+    this.#waiting = true;
+    this.#controller?.pause();
+    result.then(
+      () => {
+        this.#waiting = false;
+        this.#drain();
+      },
+      (err: unknown) => this.#abortWith(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  /**
+   * Delivers the held bytes in order until a sink call waits; then, with nothing held and
+   * nothing waiting, resolves the reader at the body's end or resumes the socket.
+   */
+  #drain(): void {
+    while (!this.#waiting && !this.#error && this.#held.length > 0) {
+      const chunk = this.#held.shift() as Buffer;
+      this.#heldBytes -= chunk.length;
+      this.#deliver(chunk);
     }
+    if (this.#waiting || this.#error) return;
+    if (this.#ended) this.#settle?.resolve();
+    else this.#controller?.resume();
   }
 
   #abortWith(err: Error): void {

@@ -106,3 +106,25 @@ describe("units", () => {
     for (const bad of ["", "0", "2d", "soon", "-5"]) expect(durationSeconds(bad)).toBeUndefined();
   });
 });
+
+describe("openTransferGate with borrowed chunks", () => {
+  it("a chunk that waits is copied: the caller may reuse its buffer as soon as write returns", async () => {
+    const clock = instantClock(manualClock(0));
+    const gate = openTransferGate({ rateBytesPerSecond: 4096 }, clock, undefined);
+    const reused = Buffer.alloc(4096);
+    const written: Buffer[] = [];
+    const sink = (c: Buffer) => {
+      written.push(Buffer.from(c));
+      return undefined;
+    };
+    const sent: Buffer[] = [];
+    for (let i = 1; i <= 4; i++) {
+      reused.fill(i); // the transport's next read lands in the same memory
+      sent.push(Buffer.from(reused));
+      gate?.write(reused, sink);
+    }
+    reused.fill(0xee);
+    await gate?.settled();
+    expect(Buffer.concat(written).equals(Buffer.concat(sent))).toBe(true);
+  });
+});
