@@ -7,6 +7,7 @@ import { durableRename } from "../io/durable.js";
 import { hashRegularFileSync } from "../io/file-hash.js";
 import { ensureOwnedDirs, openOwnedDir, ownedPath, removeOwned } from "../io/owned-dir.js";
 import { checkPrivateDir } from "../io/safe-fs.js";
+import { markUsed } from "./entries.js";
 import { BY_HASH, CACHE_LAYOUT, cacheRefusals, SHA256, TMP } from "./layout.js";
 
 /**
@@ -111,7 +112,10 @@ export class ContentCache {
       );
     }
     const copied = hashRegularFileSync(dest);
-    if (copied?.sha256 === sha256 && copied.bytes === size) return true;
+    if (copied?.sha256 === sha256 && copied.bytes === size) {
+      markUsed(entry); // what `cache prune --max-age` measures
+      return true;
+    }
     rmSync(dest, { force: true });
     if (copied !== undefined && copied.sha256 !== sha256) rmSync(entry, { force: true });
     return false;

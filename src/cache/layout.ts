@@ -65,8 +65,17 @@ function compileCacheKind(depth: number, sub?: string, name?: string): OwnedKind
   return depth === 3 && name !== undefined && NODE_NAME.test(name) ? "file" : undefined;
 }
 
+/**
+ * What was refused on a cache: "use" by install, "check" by doctor, "clean", "list" (`cache ls`)
+ * and "prune" (`cache prune`).
+ */
+export type CacheDoing = "use" | "check" | "clean" | "list" | "prune";
+
+/** Whether refusing `doing` means nothing was deleted (the commands that delete). */
+const DELETES = (doing: CacheDoing) => doing === "clean" || doing === "prune";
+
 /** The way round a refused cache: only `install` reads the cache, and only it has --no-cache. */
-const NO_CACHE = (doing: "use" | "check" | "clean") =>
+const NO_CACHE = (doing: CacheDoing) =>
   doing === "use"
     ? ", or run with --no-cache"
     : doing === "check"
@@ -75,10 +84,10 @@ const NO_CACHE = (doing: "use" | "check" | "clean") =>
 
 /**
  * The cache's refusals as errors: `unsafe_cache_dir` (a symlink, not a directory, not yours)
- * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused:
- * "use" by install, "check" by doctor, "clean"). Both exit 8.
+ * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused, see
+ * {@link CacheDoing}). Both exit 8.
  */
-export function cacheRefusals(root: string, doing: "use" | "check" | "clean"): OwnedRefusals {
+export function cacheRefusals(root: string, doing: CacheDoing): OwnedRefusals {
   return {
     unsafe: (path, problem) =>
       new FileSystemError(`refusing the cache ${path}: it ${problem}`, {
@@ -87,7 +96,7 @@ export function cacheRefusals(root: string, doing: "use" | "check" | "clean"): O
       }),
     foreign: (entry, why, unmarked) =>
       new FileSystemError(
-        `refusing to ${doing === "clean" ? "clean" : "use"} the cache ${root}: ${entry} is not svc-dl's (${why})${doing === "clean" ? "; nothing was deleted" : ""}`,
+        `refusing to ${doing === "check" ? "use" : doing} the cache ${root}: ${entry} is not svc-dl's (${why})${DELETES(doing) ? "; nothing was deleted" : ""}`,
         {
           code: "foreign_cache_dir",
           hint: unmarked

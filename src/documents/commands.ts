@@ -75,6 +75,29 @@ export const CacheCleanDocumentSchema = z.strictObject({
   removed: count,
 });
 
+/** An entry of `cache ls --json` / `cache prune --json`: `last_used` is ISO 8601. */
+const cacheEntry = {
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: count,
+  last_used: z.iso.datetime(),
+};
+
+/** `cache ls --json` (cli-contract "Manifest, lock and cache"): `locks` name the entry. */
+export const CacheLsDocumentSchema = z.strictObject({
+  dir: z.string().min(1),
+  entries: z.array(z.strictObject({ ...cacheEntry, locks: z.array(z.string()) })),
+  total_bytes: count,
+});
+
+/** `cache prune --json`: what was (with `dry_run`, would be) removed, and how many stay. */
+export const CachePruneDocumentSchema = z.strictObject({
+  dir: z.string().min(1),
+  dry_run: z.boolean(),
+  removed: z.array(z.strictObject(cacheEntry)),
+  freed_bytes: count,
+  kept: count,
+});
+
 /** `config get --json`. */
 export const ConfigGetDocumentSchema = z.strictObject({
   key: z.string(),
