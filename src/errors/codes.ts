@@ -396,6 +396,9 @@ export const CODES = {
       : "Check the permissions of the directory and of the files in it.",
   ),
   write_failed: local(null, true),
+  unsafe_output_path: local(
+    "Move what is at that path away, or name another file: outside its own .svc-dl/ folder svc-dl writes only regular files, never through a symlink, FIFO, device or directory.",
+  ),
   unsafe_state_dir: local(
     "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make).",
   ),

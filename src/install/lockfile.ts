@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fsError } from "../errors/fs-error.js";
 import { UsageError } from "../errors/usage-error.js";
-import { writeSharedFileAtomic } from "../io/safe-fs.js";
+import { readOutputFile, writeOutputFile } from "../io/output-file.js";
 import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import { safeBaseName } from "../outdir/names.js";
@@ -45,13 +43,8 @@ export function itemKey(item: ItemKey): string {
  * UsageError `invalid_lock` (exit 2) naming the JSON path of the first problem.
  */
 export function readLock(path: string): LockFile | undefined {
-  let raw: string;
-  try {
-    raw = readFileSync(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw fsError(`cannot read ${path}`, err);
-  }
+  const raw = readOutputFile(LOCK_FILE, path);
+  if (raw === undefined) return undefined;
   const json = parseStrictJson(raw);
   if (!json.ok) throw invalidLock(path, json.problem);
   const parsed = LockFileSchema.safeParse(json.value);
@@ -83,8 +76,9 @@ export function renderLock(items: readonly LockItem[]): string {
 }
 
 /**
- * Writes the lock atomically (a symlink in its place is replaced, never written through; the
- * mode of the file it replaces is kept) only when its text differs from what is on disk.
+ * Writes the lock with the one writer of files outside `.svc-dl/` (src/io/output-file.ts:
+ * atomic, the mode of the file it replaces kept; a symlink, FIFO, device or directory in its
+ * place refused, exit 8 `unsafe_output_path`) only when its text differs from what is on disk.
  * Returns true when it was written. Throws FileSystemError (exit 8) when it cannot be written.
  */
 export async function writeLockIfChanged(
@@ -92,18 +86,8 @@ export async function writeLockIfChanged(
   items: readonly LockItem[],
 ): Promise<boolean> {
   const text = renderLock(items);
-  let current: string | undefined;
-  try {
-    current = readFileSync(path, "utf8");
-  } catch {
-    current = undefined;
-  }
-  if (current === text) return false;
-  try {
-    writeSharedFileAtomic(path, text);
-  } catch (err) {
-    throw fsError(`cannot write ${path}`, err);
-  }
+  if (readOutputFile(LOCK_FILE, path) === text) return false;
+  writeOutputFile(LOCK_FILE, path, text);
   return true;
 }
 

@@ -204,17 +204,9 @@ export function writePrivateFileAtomic(
 }
 
 /**
- * {@link writePrivateFileAtomic} for a file that is not private (the project's `svc-dl.lock`):
- * the new file keeps the mode of the regular file it replaces, else gets 0666 less the umask.
- * Same rules otherwise: `O_EXCL` temp file, fsync, rename (a symlink is replaced, never
- * followed). Throws the file-system error.
+ * The atomic writer of private files: `mode` undefined leaves the umask's default (0666 less the
+ * umask). Files outside `.svc-dl/` are written by src/io/output-file.ts.
  */
-export function writeSharedFileAtomic(path: string, data: string): void {
-  const st = lstatIfExists(path);
-  writeFileAtomicNoFollow(path, data, st?.isFile() ? st.mode & 0o777 : undefined, true);
-}
-
-/** The one atomic writer: `mode` undefined leaves the umask's default (0666 less the umask). */
 function writeFileAtomicNoFollow(
   path: string,
   data: string | Uint8Array,

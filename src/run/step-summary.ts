@@ -1,4 +1,6 @@
-import { appendFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { appendOutputFile } from "../io/output-file.js";
+import { terminalText } from "../io/terminal-text.js";
 import { type RunDocument, statusCounts } from "./recorder.js";
 
 /** What the step summary of one run shows. */
@@ -14,21 +16,21 @@ export interface StepSummaryFacts {
 const MAX_FAILURES = 20;
 
 /**
- * Escapes untrusted text for a Markdown table cell: HTML special characters become entities,
- * Markdown punctuation is backslash-escaped, `|` cannot end the cell, and control characters
- * (newlines included) become spaces, so a name can neither inject HTML nor break the table.
+ * Escapes untrusted text for a Markdown table cell: first the rule of every printer
+ * (src/io/terminal-text.ts: C0/C1 controls, newlines included, and Unicode bidi/format
+ * controls become visible escapes such as `\u202e`), line and paragraph separators become
+ * spaces; then HTML special characters become entities, Markdown punctuation is
+ * backslash-escaped and `|` cannot end the cell. A name can neither inject HTML, break the
+ * table, nor reorder what a reader sees.
  */
 export function markdownCell(text: string): string {
-  return (
-    text
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
-      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
-      .replace(/&/g, "&amp;")
-      .replace(/</g, "&lt;")
-      .replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;")
-      .replace(/([\\`*_{}[\]()#+\-.!|~])/g, "\\$1")
-  );
+  return terminalText(text)
+    .replace(/[\u2028\u2029]/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/([\\`*_{}[\]()#+\-.!|~])/g, "\\$1");
 }
 
 /** The Markdown block: a heading, a status/count table, bytes and time, failed items. */
@@ -70,13 +72,15 @@ export function stepSummaryMarkdown(facts: StepSummaryFacts): string {
 
 /**
  * Appends the run's summary to the file `GITHUB_STEP_SUMMARY` names (cli-contract "GitHub
- * Actions step summary"). Throws an Error naming the file when it cannot be appended to.
+ * Actions step summary"; relative to `cwd`), with the one writer of files outside `.svc-dl/`
+ * (src/io/output-file.ts: a regular file or nothing, never opened when it is a FIFO, device,
+ * symlink or directory). Throws FileSystemError (exit 8): `unsafe_output_path`, or
+ * `write_failed`, `no_space`, `permission_denied`.
  */
-export async function appendStepSummary(file: string, facts: StepSummaryFacts): Promise<void> {
-  try {
-    await appendFile(file, stepSummaryMarkdown(facts));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`cannot append to GITHUB_STEP_SUMMARY ${file}${code ? ` (${code})` : ""}`);
-  }
+export async function appendStepSummary(
+  cwd: string,
+  file: string,
+  facts: StepSummaryFacts,
+): Promise<void> {
+  appendOutputFile("GITHUB_STEP_SUMMARY file", resolve(cwd, file), stepSummaryMarkdown(facts));
 }

@@ -488,6 +488,8 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   lock_mismatch: "test/install/update.test.ts: the exit-9 hint leads to a lock --frozen accepts",
   usage_error: "test/errors/hint-source.test.ts: -o - with --json, then -o PATH",
   config_invalid: "test/errors/hint-source.test.ts: the hint names the config file",
+  unsafe_output_path:
+    "test/run/special-outputs.e2e.test.ts: the FIFO at --report moved away, the same sync succeeds",
 };
 
 /** Codes whose hint cannot change the outcome from the user's side, and why. */

@@ -142,8 +142,12 @@ describe("GITHUB_STEP_SUMMARY", () => {
 
   it("escapes Markdown and HTML in untrusted names and lists failures with codes", () => {
     expect(markdownCell("<img src=x onerror=alert(1)>|*x*\n# h")).toBe(
-      "&lt;img src=x onerror=alert\\(1\\)&gt;\\|\\*x\\* \\# h",
+      "&lt;img src=x onerror=alert\\(1\\)&gt;\\|\\*x\\*\\\\x0a\\# h",
     );
+    // the printers' rule (src/io/terminal-text.ts): bidi overrides and controls become visible
+    const bidi = markdownCell("pack\u202eexe.zip\u2066x\u001b[31m");
+    expect([...bidi].filter((c) => "\u202e\u2066\u001b".includes(c))).toEqual([]);
+    expect(bidi).toBe("pack\\\\u202eexe\\.zip\\\\u2066x\\\\x1b\\[31m");
     const md = stepSummaryMarkdown({
       command: "packs sync",
       exitCode: 1,

@@ -138,7 +138,7 @@ describe("--report and --metrics", () => {
     }
   });
 
-  it("a report that cannot be written is a warning; the run keeps its exit code", async () => {
+  it("a report that cannot be written fails a successful run with exit 8, after its outcome", async () => {
     const dir = tempDir();
     const blocker = join(tempDir(), "not-a-dir");
     writeFileSync(blocker, "x");
@@ -146,30 +146,34 @@ describe("--report and --metrics", () => {
       ["packs", "sync", dir, "--report", join(blocker, "r.json"), "--metrics", join(blocker, "m")],
       { env },
     );
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(
-      /warning: cannot write .*not-a-dir\/r\.json \(ENOTDIR\) \(output_not_written\)/,
-    );
-    expect(r.stderr).toMatch(/warning: cannot write .*not-a-dir\/m \(ENOTDIR\)/);
-    // with --json, the warning is a JSON line
+    expect(r.code).toBe(8);
+    // the run's own closing line first, then the error of the report, the metrics a warning
+    const closing = r.stderr.search(/\d+ downloaded/);
+    const failed = r.stderr.search(/error: cannot write the --report file .*not-a-dir\/r\.json/);
+    expect(closing).toBeGreaterThanOrEqual(0);
+    expect(failed).toBeGreaterThan(closing);
+    expect(r.stderr).toContain("(code write_failed)");
+    expect(r.stderr).toMatch(/warning: cannot write the --metrics file .*not-a-dir\/m: ENOTDIR/);
+    // with --json: the document on stdout, then the error document on stderr
     const j = await runCli(["packs", "sync", dir, "--json", "--report", join(blocker, "r.json")], {
       env,
     });
-    expect(j.code).toBe(0);
-    expect(JSON.parse(j.stderr.trim()).warning.code).toBe("output_not_written");
+    expect(j.code).toBe(8);
+    expect(JSON.parse(j.stdout).complete).toBe(true);
+    expect(JSON.parse(j.stderr.trim()).error.code).toBe("write_failed");
   });
 
-  it("a symlink at the report's path is replaced, never written through", async () => {
+  it("a symlink at the report's path is refused (exit 8): neither written through nor replaced", async () => {
     const out = tempDir();
     const target = join(out, "elsewhere.txt");
     writeFileSync(target, "keep me\n");
     const report = join(out, "r.json");
     symlinkSync(target, report);
     const r = await runCli(["packs", "sync", tempDir(), "--report", report], { env });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/it is a symbolic link.*\(code unsafe_output_path\)/);
     expect(readFileSync(target, "utf8")).toBe("keep me\n");
-    expect(lstatSync(report).isFile()).toBe(true);
-    expect(JSON.parse(readFileSync(report, "utf8")).complete).toBe(true);
+    expect(lstatSync(report).isSymbolicLink()).toBe(true);
   });
 
   it("a report is written when the key is refused before any item (no partial document on stdout)", async () => {

@@ -1,5 +1,6 @@
+import { FileSystemError } from "../../errors/file-system-error.js";
 import { toSvcError } from "../../errors/format.js";
-import type { SvcError } from "../../errors/svc-error.js";
+import { SvcError } from "../../errors/svc-error.js";
 import type { WarningCode } from "../../io/reporter.js";
 import { runErrorOf } from "../../run/error.js";
 import { writeReport } from "../../run/files.js";
@@ -32,12 +33,16 @@ const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
  * the same members and summary counters as a complete run) with `"complete": false` and
  * `"error": {…}` on stdout, else the command's closing summary line on stderr (a complete run
  * prints its own document and line); `--report` and `--metrics` files are written
- * atomically; `GITHUB_STEP_SUMMARY` gets a Markdown table for `install` and `packs sync`.
+ * atomically; `GITHUB_STEP_SUMMARY` gets a Markdown table for `install` and `packs sync` (all
+ * three through src/io/output-file.ts: a regular file or nothing).
  * Without a terminal on stderr (and without `--json`), the run begins with the header line
  * `svc-dl <version> <command> started <local ISO-8601 time>` and every later stderr line starts
- * with `HH:MM:SS ` (the context's clock). A sink that fails is a warning on stderr: the run
- * keeps its own exit code. Rethrows what
- * `body` throws; never throws from a sink.
+ * with `HH:MM:SS ` (the context's clock). A file that cannot be written (report, metrics, step
+ * summary) fails a run that had succeeded: after the run's own outcome is printed, the first
+ * such error is thrown (exit 8: `unsafe_output_path`, `write_failed`, `no_space`,
+ * `permission_denied`) and any other is a warning; a run that had failed keeps its own exit code
+ * and each such error is a warning (`output_not_written`). A failing `--on-item` hook is always
+ * a warning. Rethrows what `body` throws.
  */
 export async function recordRun<T>(
   session: Session,
@@ -78,7 +83,10 @@ export async function recordRun<T>(
   }
 }
 
-/** Builds the document and feeds every sink; never throws. */
+/**
+ * Builds the document and feeds every sink. Throws only the error of a file that could not be
+ * written, and only when the run had succeeded (see {@link recordRun}).
+ */
 async function finishRun(
   session: Session,
   run: RunRecorder,
@@ -93,7 +101,6 @@ async function finishRun(
     error = runErrorOf(svcError);
   }
   const doc: RunDocument = run.document(error);
-  const exitCode = svcError?.exitCode ?? session.exitCode;
   if (failure && !run.isComplete && run.begun) {
     // a stop part-way: the command's own document (or closing line) of the items settled
     if (session.globals.json) session.printJson(doc);
@@ -103,31 +110,64 @@ async function finishRun(
     }
   }
   const { ctx } = session;
-  const tasks: Promise<void>[] = [];
-  if (spec.sinks.report) {
-    tasks.push(writeReport(ctx.cwd, spec.sinks.report as string, doc));
+  // One after the other, so each file tells the exit code the run will have: a report that
+  // cannot be written makes a successful run exit 8, and its metrics say so.
+  let exitCode = svcError?.exitCode ?? session.exitCode;
+  const problems: SvcError[] = [];
+  const write = async (what: string, task: () => Promise<void>): Promise<void> => {
+    try {
+      await task();
+    } catch (err) {
+      const problem = outputProblem(what, err);
+      problems.push(problem);
+      if (exitCode === 0) exitCode = problem.exitCode;
+    }
+  };
+  const { report, metrics } = spec.sinks;
+  if (report) {
+    await write("--report file", async () => writeReport(ctx.cwd, report, doc));
   }
-  if (spec.sinks.metrics) {
-    const facts = { run, doc, exitCode, endedAt };
-    tasks.push(writeMetrics(ctx.cwd, spec.sinks.metrics as string, facts));
+  if (metrics) {
+    await write("--metrics file", async () =>
+      writeMetrics(ctx.cwd, metrics, {
+        run,
+        doc,
+        exitCode,
+        endedAt,
+      }),
+    );
   }
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile && STEP_SUMMARY_COMMANDS.has(spec.command)) {
-    const facts = {
-      command: spec.command,
-      doc,
-      exitCode,
-      seconds: (endedAt - run.startedAt) / 1e3,
-    };
-    tasks.push(appendStepSummary(summaryFile, facts));
+    await write("GITHUB_STEP_SUMMARY file", async () =>
+      appendStepSummary(ctx.cwd, summaryFile, {
+        command: spec.command,
+        doc,
+        exitCode,
+        seconds: (endedAt - run.startedAt) / 1e3,
+      }),
+    );
   }
-  const results = await Promise.allSettled(tasks);
-  for (const r of results) {
-    if (r.status === "rejected") {
-      const reason = r.reason instanceof Error ? r.reason.message : String(r.reason);
-      warnRun(session, "output_not_written", reason);
-    }
-  }
+  // A run that had succeeded fails with the first problem (printed by main, after the run's own
+  // outcome); a run that failed keeps its own code, and every problem is a warning.
+  const [first, ...rest] = problems;
+  const fails = first !== undefined && !failure && session.exitCode === 0;
+  for (const p of fails ? rest : problems) warnRun(session, "output_not_written", p.message);
+  if (fails) throw first;
+}
+
+/**
+ * A file of the run that could not be written as an SvcError: the writer's own (exit 8:
+ * `unsafe_output_path`, `write_failed`, `no_space`, `permission_denied`), else `write_failed`
+ * naming `what`.
+ */
+function outputProblem(what: string, err: unknown): SvcError {
+  if (err instanceof SvcError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new FileSystemError(`cannot write the ${what}: ${reason}`, {
+    code: "write_failed",
+    cause: err,
+  });
 }
 
 /**
