@@ -100,10 +100,10 @@ export class Session {
     );
   }
 
-  /** The config store (`conf`), opened on first use. */
+  /** The config store, opened on first use. */
   async config(): Promise<ConfigStore> {
     if (!this.#config) {
-      const { ConfigStore } = await withoutForeignSignalHooks(() => import("./config/store.js"));
+      const { ConfigStore } = await import("./config/store.js");
       this.#config = new ConfigStore(this.ctx.env);
     }
     return this.#config;
@@ -275,23 +275,4 @@ export class Session {
   async close(): Promise<void> {
     await Promise.all([...this.#services.values()].map(({ http }) => http.close()));
   }
-}
-
-/** Signals whose handling belongs to `systemContext()` (cli-contract "Exit codes": 130/143). */
-const OWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-
-/**
- * Loads a module and removes the SIGINT/SIGTERM/SIGHUP listeners it added on import: `conf`
- * pulls in `atomically` → `when-exit`, which re-raises the signal at once and so kills the run
- * before it can keep partial data, release the lock and print "interrupted" (exit 130/143).
- */
-async function withoutForeignSignalHooks<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Map(OWN_SIGNALS.map((sig) => [sig, new Set(process.listeners(sig))]));
-  const loaded = await load();
-  for (const sig of OWN_SIGNALS) {
-    for (const listener of process.listeners(sig)) {
-      if (!before.get(sig)?.has(listener)) process.removeListener(sig, listener);
-    }
-  }
-  return loaded;
 }

@@ -1,40 +1,18 @@
 import { chmodSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Conf from "conf";
-import envPaths from "env-paths";
-import { FileSystemError } from "../errors/file-system-error.js";
-import { UsageError } from "../errors/usage-error.js";
-import { makeDirectory } from "../io/mkdir.js";
 import {
-  checkPrivateDir,
-  ensurePrivateDir,
-  lstatIfExists,
-  readRegularFile,
-} from "../io/safe-fs.js";
-import * as z from "../io/schema.js";
-import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
+  assertSafeFile,
+  CONFIG_FILE_MODE,
+  type ConfigSchema,
+  configDirFrom,
+  guard,
+  openPrivateDir,
+  readConfig,
+} from "./config-file.js";
 import type { SettableKey } from "./settable-keys.js";
 
-/** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
-export interface ConfigSchema {
-  /** The service address (`{base_url}` of the spec, without `/api`). */
-  "base-url"?: string;
-  /** Proxy for every request (`http://host:port`), below `--proxy` and the proxy env vars. */
-  proxy?: string;
-  /** Extra trusted CA certificates (PEM file path), below `--ca-file` and `SVC_CA_FILE`. */
-  "ca-file"?: string;
-  /** Bytes per second for every download (`500K`, `5M`), below `--limit-rate` and `SVC_DL_LIMIT_RATE`. */
-  "limit-rate"?: string;
-  /** API keys by service origin (`https://host:port`). */
-  keys?: Record<string, string>;
-  /** The service's `preview` of each stored key, by origin, as `auth login` received it. */
-  previews?: Record<string, string>;
-}
-
-/** Mode of the config file: owner read/write only (cli-contract "Configuration"). */
-export const CONFIG_FILE_MODE = 0o600;
-/** Mode of the config directory: owner only. */
-export const CONFIG_DIR_MODE = 0o700;
+export { type ConfigSchema, checkConfigSafety, configDirFrom } from "./config-file.js";
 
 /**
  * The config file: in `SVC_DL_CONFIG_DIR` when set, else the OS config directory (env-paths, as
@@ -138,24 +116,26 @@ export class ConfigStore {
    * file now holds read back.
    */
   async #write(change: (conf: Conf<ConfigSchema>) => void): Promise<void> {
-    if (this.#conf === undefined) {
-      const { default: ConfClass } = await import("conf");
+    await withoutSignalHooks(async () => {
+      if (this.#conf === undefined) {
+        const { default: ConfClass } = await import("conf");
+        this.#beforeWrite();
+        this.#conf = guard(
+          () =>
+            new ConfClass<ConfigSchema>({
+              projectName: "svc-dl",
+              projectSuffix: "",
+              configName: "config",
+              configFileMode: CONFIG_FILE_MODE,
+              cwd: dirname(this.path),
+            }),
+          this.path,
+        );
+      }
+      const conf = this.#conf;
       this.#beforeWrite();
-      this.#conf = guard(
-        () =>
-          new ConfClass<ConfigSchema>({
-            projectName: "svc-dl",
-            projectSuffix: "",
-            configName: "config",
-            configFileMode: CONFIG_FILE_MODE,
-            cwd: dirname(this.path),
-          }),
-        this.path,
-      );
-    }
-    const conf = this.#conf;
-    this.#beforeWrite();
-    guard(() => change(conf), this.path);
+      guard(() => change(conf), this.path);
+    });
     this.#tighten();
     this.#data = readConfig(this.path);
   }
@@ -174,124 +154,33 @@ export class ConfigStore {
   }
 }
 
-/** The settings svc-dl knows must be strings; other keys are kept as they are (conf's file). */
-let configSchema: z.ZodMiniType<ConfigSchema> | undefined;
-
 /**
- * What the config file at `path` holds: {} when it does not exist. Throws FileSystemError
- * `unsafe_config` for a link or a file that is not regular, UsageError `config_invalid` for
- * text that is not strict JSON (a duplicate key included) or a known setting of the wrong type.
+ * Runs `use` (conf's load and a write through it) and then removes every signal listener
+ * (`SIG…` events of `process`) that was added meanwhile, even when `use` throws. conf writes
+ * through `atomically`, which loads `when-exit`: on load it adds a listener to SIGINT, SIGTERM,
+ * SIGHUP and a dozen other signals that re-raises the signal at once, and so would kill a run
+ * before it keeps partial data, releases its lock and prints "interrupted" (cli-contract "Exit
+ * codes": 130/143). Only signal listeners are removed: when-exit's `exit` listener, which
+ * deletes atomically's temporary files, stays. conf's only side effect on the process is
+ * contained here.
  */
-function readConfig(path: string): ConfigSchema {
-  if (!assertSafeFile(path)) return {};
-  const text = guard(() => readRegularFile(path, 1 << 20), path);
-  if (text === undefined)
-    throw invalidConfig(path, "it is larger than 1 MiB or not a regular file");
-  const json = parseStrictJson(text);
-  if (!json.ok) throw invalidConfig(path, json.problem);
-  configSchema ??= z.looseObject({
-    "base-url": z.optional(z.string()),
-    proxy: z.optional(z.string()),
-    "ca-file": z.optional(z.string()),
-    "limit-rate": z.optional(z.string()),
-    keys: z.optional(z.record(z.string(), z.string())),
-    previews: z.optional(z.record(z.string(), z.unknown())),
-  }) as z.ZodMiniType<ConfigSchema>;
-  const parsed = configSchema.safeParse(json.value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = (issue?.path ?? []).filter((k) => typeof k !== "symbol");
-    throw invalidConfig(path, `${formatJsonPath(where)}: ${issue?.message}`);
-  }
-  return parsed.data;
-}
-
-function invalidConfig(path: string, problem: string): UsageError {
-  return new UsageError(`the config file ${path} is not valid: ${problem}`, {
-    code: "config_invalid",
-    hint: `Fix or delete ${path} (it holds base-url and the stored API keys).`,
-  });
-}
-
-/**
- * Creates the config directory (missing parents with a bounded mkdir) 0700 under any umask, or
- * checks and tightens an existing one. Throws FileSystemError `unsafe_config` (exit 8) for a
- * symlink, another user's directory, or one writable by group or others.
- */
-/** The config directory: `SVC_DL_CONFIG_DIR` when set, else the OS config directory. */
-export function configDirFrom(env: Readonly<Record<string, string | undefined>>): string {
-  return env.SVC_DL_CONFIG_DIR?.trim()
-    ? env.SVC_DL_CONFIG_DIR
-    : envPaths("svc-dl", { suffix: "" }).config;
-}
-
-/**
- * Checks the config directory and file as {@link ConfigStore} does, without creating or
- * changing anything (for `doctor`). Returns the directory and whether the file exists (a
- * missing directory: false). Throws FileSystemError `unsafe_config` as the store does.
- */
-export function checkConfigSafety(env: Readonly<Record<string, string | undefined>>): {
-  dir: string;
-  file: boolean;
-} {
-  const dir = configDirFrom(env);
-  const exists = guard(
-    () => checkPrivateDir(dir, (problem) => unsafeConfig(`the config directory ${dir}`, problem)),
-    dir,
-  );
-  return { dir, file: exists && assertSafeFile(join(dir, "config.json")) };
-}
-
-function openPrivateDir(dir: string): void {
-  guard(() => {
-    makeDirectory(dirname(dir));
-    ensurePrivateDir(dir, (problem) => unsafeConfig(`the config directory ${dir}`, problem));
-  }, dir);
-}
-
-/**
- * Checks the config file without following it: returns false when it does not exist, true for
- * a regular file. Throws FileSystemError `unsafe_config` (exit 8) for a symlink or anything
- * else (a FIFO would block the read).
- */
-function assertSafeFile(path: string): boolean {
-  const st = guard(() => lstatIfExists(path), path);
-  if (!st) return false;
-  if (st.isSymbolicLink()) throw unsafeConfig(`the config file ${path}`, "is a symbolic link");
-  if (!st.isFile()) throw unsafeConfig(`the config file ${path}`, "is not a regular file");
-  return true;
-}
-
-function unsafeConfig(what: string, problem: string): FileSystemError {
-  return new FileSystemError(`refusing to use ${what}: it ${problem}`, {
-    code: "unsafe_config",
-    hint: "The API key is never stored where another user could read or replace it. Use a private directory of your own (chmod 700), or set SVC_DL_CONFIG_DIR to one.",
-  });
-}
-
-/** Runs a config-file operation and turns its failures into svc-dl errors. */
-function guard<T>(fn: () => T, where: string): T {
+export async function withoutSignalHooks<T>(use: () => Promise<T>): Promise<T> {
+  const before = new Map(signalEvents().map((sig) => [sig, new Set(process.listeners(sig))]));
   try {
-    return fn();
-  } catch (err) {
-    if (err instanceof FileSystemError) throw err;
-    if (
-      err instanceof SyntaxError ||
-      (err instanceof Error && /schema violation/i.test(err.message))
-    ) {
-      throw invalidConfig(where, `not valid JSON (${err.message})`);
+    return await use();
+  } finally {
+    for (const sig of signalEvents()) {
+      const kept = before.get(sig);
+      for (const listener of process.listeners(sig)) {
+        if (!kept?.has(listener)) process.removeListener(sig, listener);
+      }
     }
-    const code = (err as { code?: unknown } | null)?.code;
-    throw new FileSystemError(
-      `cannot use the config file ${where}: ${err instanceof Error ? err.message : String(err)}`,
-      {
-        code: "config_unreadable",
-        hint:
-          code === "EACCES" || code === "EPERM"
-            ? "Check the permissions of the config directory, or set SVC_DL_CONFIG_DIR to another one."
-            : "Set SVC_DL_CONFIG_DIR to a writable directory.",
-        cause: err,
-      },
-    );
   }
+}
+
+/** The signals that have a listener on `process` now. */
+function signalEvents(): NodeJS.Signals[] {
+  return process
+    .eventNames()
+    .filter((name): name is NodeJS.Signals => typeof name === "string" && name.startsWith("SIG"));
 }
