@@ -270,8 +270,10 @@ export async function streamBytes(
     if (res.destroyed || res.writableEnded) return false;
     const bytesPerSecond = throttle();
     if (bytesPerSecond !== undefined && bytesPerSecond > 0) {
+      // a wait under 1 ms is left to add up (a timer takes 1 ms at least: tiny pieces would
+      // otherwise each cost one, far below the pace asked for)
       const wait = due - Date.now();
-      if (wait > 0) await sleep(wait);
+      if (wait >= 1) await sleep(wait);
       if (res.destroyed) return false;
       due = Math.max(due, Date.now()) + (chunk.length / bytesPerSecond) * 1000;
     }

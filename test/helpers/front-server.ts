@@ -60,6 +60,10 @@ export async function startFrontServer(
         headers: { ...req.headers, host: base.host },
       },
       (answer) => {
+        // a body cut short upstream (dropped, or closed before its Content-Length) is cut here too
+        answer.on("close", () => {
+          if (!answer.complete) res.destroy();
+        });
         const location = answer.headers.location;
         if (location && opts.rewriteLocation)
           answer.headers.location = opts.rewriteLocation(location);

@@ -103,6 +103,22 @@ describe("faults", () => {
     mock.set({ packSize: null });
   });
 
+  it("throttleBytesPerSecond with 1-byte writes keeps its pace (waits under 1 ms add up)", async () => {
+    mock.set({
+      faults: { throttleBytesPerSecond: 300_000, chunkSizes: [1] },
+      packSize: 30_000,
+    });
+    const url = await cdnUrlFor(mock, PACK);
+    const t0 = Date.now();
+    const r = await call(mock, url);
+    const ms = Date.now() - t0;
+    expect(r.body.length).toBe(30_000);
+    expect(ms).toBeGreaterThanOrEqual(80);
+    // one timer per byte would take 30 s at least
+    expect(ms).toBeLessThan(15_000);
+    mock.set({ packSize: null });
+  });
+
   it("redirectLoop: the download route redirects to itself", async () => {
     mock.set({ faults: { redirectLoop: true } });
     const r = await call(mock, PACK, { key: mock.apiKey });
