@@ -91,11 +91,25 @@ export function classifyNetworkError(err: unknown): NetworkFailureKind {
   if (codes.some((c) => TIMEOUT_CODES.has(c))) return "timeout";
   if (
     codes.some((c) => c.startsWith("HPE_") || c === "UND_ERR_HEADERS_OVERFLOW") ||
-    (err instanceof Error && err.name === "HTTPParserError")
+    (err instanceof Error && err.name === "HTTPParserError") ||
+    isUndiciBadResponse(err)
   ) {
     return "framing";
   }
   return "connection";
+}
+
+/**
+ * undici's refusal of an answer it cannot place (`bad response`): a `100 Continue` the request
+ * did not ask for (undici 7 refuses it, though RFC 9110 §15.2 says a client skips it), or an
+ * answer before any request. A server fault, repeated on every try.
+ */
+function isUndiciBadResponse(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err as { code?: unknown }).code === "UND_ERR_SOCKET" &&
+    err.message === "bad response"
+  );
 }
 
 /** Where a failed request went, for messages. */
@@ -202,6 +216,9 @@ export function isRetryableNetworkError(err: NetworkError): boolean {
 }
 
 function describe(err: unknown): string {
+  if (isUndiciBadResponse(err)) {
+    return "an answer undici cannot place (a 100 Continue the request did not ask for, or an answer to no request)";
+  }
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;
     const message = err.message.replace(/\s+/g, " ").slice(0, 200);

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { framingError, MAX_INTERIM_ANSWERS } from "./framing-rules.js";
 import {
   type DispatchInit,
   type RawResponse,
@@ -8,7 +9,9 @@ import {
 
 /**
  * Sends one request through `dispatcher` with undici's handler API (`dispatch()`), no
- * redirects or retries. Resolves when the response head has arrived; rejects with undici's
+ * redirects or retries. Resolves when the final response head has arrived (interim 1xx answers
+ * skipped, at most `MAX_INTERIM_ANSWERS` of them; undici itself refuses an unasked-for
+ * `100 Continue` as a `bad response`); rejects with undici's
  * error (connection, TLS, DNS, timeout, bad framing) if it fails before that. An abort of
  * `signal` aborts the request or the body transfer with the signal's reason.
  */
@@ -16,6 +19,7 @@ export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Pro
   return new Promise((resolve, reject) => {
     const body = new ResponseBody();
     let started = false;
+    let interim = 0;
     let controller: Dispatcher.DispatchController | undefined;
     const abortReason = (): Error => {
       const reason: unknown = init.signal?.reason;
@@ -36,6 +40,13 @@ export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Pro
         if (init.signal?.aborted) ctl.abort(abortReason());
       },
       onResponseStart(ctl, statusCode, headers) {
+        if (statusCode < 200) {
+          // an interim answer (103 Early Hints...): skipped (RFC 9110 §15.2), up to the cap
+          if (++interim > MAX_INTERIM_ANSWERS) {
+            ctl.abort(framingError(`more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers`));
+          }
+          return;
+        }
         if (init.signal?.aborted) {
           ctl.abort(abortReason());
           return;

@@ -72,7 +72,8 @@ export class RetryBudget {
 
   /**
    * Sleeps before retrying `failure`, or throws: the failure's own error once 5 tries are
-   * spent (2 for `bad_framing`), a NetworkError `timeout` once `maxSilentAttempts` attempts
+   * spent (2 for `bad_framing`, 1 when the body fast path saw the violation itself: `definite`
+   * on the cause), a NetworkError `timeout` once `maxSilentAttempts` attempts
    * went silent, or an ApiError `rate_limited` (exit 6) saying when to retry once the 429 wait
    * would pass `maxWaitSeconds`.
    */
@@ -124,7 +125,10 @@ export class RetryBudget {
   }
 
   #checkServerBugAndSilence(error: SvcError): void {
-    if (error.code === "bad_framing" && ++this.#framingFailures >= MAX_FRAMING_TRIES) {
+    if (
+      error.code === "bad_framing" &&
+      (isDefinite(error) || ++this.#framingFailures >= MAX_FRAMING_TRIES)
+    ) {
       throw error;
     }
     if (error.code === "timeout" && ++this.#silentAttempts >= this.#settings.maxSilentAttempts) {
@@ -159,4 +163,9 @@ function rateLimitedPastBudget(
       requestId: error.requestId,
     },
   );
+}
+
+/** A failure the server repeats for sure (the body fast path's framing violations). */
+function isDefinite(error: SvcError): boolean {
+  return (error.cause as { definite?: unknown } | undefined)?.definite === true;
 }

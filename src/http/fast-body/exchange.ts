@@ -1,4 +1,5 @@
 import type * as net from "node:net";
+import { framingError } from "../framing-rules.js";
 import type { BodyController, DispatchInit, RawResponse } from "../response-body.js";
 import { ResponseBody } from "../response-body.js";
 import { ResponseFramer } from "./framing.js";
@@ -14,6 +15,8 @@ export interface Conn {
   target: () => Buffer | undefined;
   /** Bytes of a response seen on it (0: a reused connection may have been closed by the server). */
   used: boolean;
+  /** Longest wait for a whole response head, from the request on, in ms. */
+  headMs: number;
 }
 
 /** What an exchange asks of the transport that owns its connection. */
@@ -28,11 +31,13 @@ export interface ExchangeOwner {
 
 /**
  * Sends one GET on `conn` (docs/design.md "The body fast path") and resolves its response as
- * soon as the head is read (the body then streams through {@link ResponseBody}), undefined when
- * {@link ResponseFramer} refuses the head (the connection is closed and the origin refused), or
- * the Error that ended the exchange before the head: undici's codes (UND_ERR_SOCKET,
- * UND_ERR_HEADERS_TIMEOUT), the signal's reason, `earlyClose` set when a reused connection was
- * closed before any byte. Errors after the head fail the body instead (UND_ERR_BODY_TIMEOUT...).
+ * soon as the final head is read (interim 1xx answers skipped; the body then streams through
+ * {@link ResponseBody}), undefined when {@link ResponseFramer} leaves the answer to undici (the
+ * connection is closed and the origin refused), or the Error that ended the exchange before the
+ * head: undici's codes (UND_ERR_SOCKET; UND_ERR_HEADERS_TIMEOUT when no whole head arrived
+ * within `conn.headMs` of the request, however slowly bytes came), an `HPE_` code when the
+ * answer breaks HTTP/1.1 framing (not retried), the signal's reason, `earlyClose` set when a
+ * reused connection was closed before any byte. Errors after the head fail the body instead (UND_ERR_BODY_TIMEOUT...).
  */
 export function exchange(
   conn: Conn,
@@ -51,6 +56,7 @@ class Exchange {
   #started = false;
   #finished = false;
   #paused = false;
+  #headTimer: NodeJS.Timeout | undefined;
 
   readonly conn: Conn;
   readonly init: DispatchInit;
@@ -92,6 +98,12 @@ class Exchange {
       return;
     }
     init.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    // the whole head (connect, TLS, interim answers included) within one silence limit, as
+    // undici's headersTimeout: a server sending a byte now and then cannot hold the request
+    this.#headTimer = setTimeout(
+      () => this.#fail(undiciError("UND_ERR_HEADERS_TIMEOUT", "Headers Timeout Error")),
+      conn.headMs,
+    );
     conn.socket.write(requestHead(init));
   }
 
@@ -102,6 +114,7 @@ class Exchange {
 
   #settle(): void {
     this.#finished = true;
+    clearTimeout(this.#headTimer);
     this.init.signal?.removeEventListener("abort", this.#onAbort);
   }
 
@@ -156,6 +169,10 @@ class Exchange {
     conn.used = true;
     const r = this.#framer.feed(view);
     if (r === "more") return true;
+    if ("violation" in r) {
+      this.#fail(framingError(r.violation));
+      return false;
+    }
     if ("reject" in r) {
       this.owner.refuse(conn.origin);
       this.#settle();
@@ -165,6 +182,7 @@ class Exchange {
     }
     if (!this.#started) {
       this.#started = true;
+      clearTimeout(this.#headTimer);
       const head = this.#framer.head;
       if (!head) return false;
       this.resolve({ statusCode: head.status, headers: head.headers, body: this.#body });

@@ -1,17 +1,26 @@
+import { MAX_INTERIM_ANSWERS } from "../framing-rules.js";
 import type { ResponseHeaders } from "../response-body.js";
 
 /**
  * The one place where svc-dl reads HTTP/1.1 itself (docs/design.md "The body fast path"): the
- * head of a CDN answer to a download GET. It accepts only the simplest well-formed answer and
- * refuses everything else, so that the caller closes the connection and repeats the request
- * through undici, whose parser (llhttp) handles every other case:
+ * head of a CDN answer to a download GET. It accepts only the simplest well-formed answer,
+ * refuses at once what breaks HTTP/1.1 framing, and leaves everything else to undici (the caller
+ * closes the connection and repeats the request through undici, whose parser, llhttp, handles
+ * every other case):
  *
- * - a status line `HTTP/1.1 <2xx to 5xx> <reason>` (reason: visible ASCII, space, tab; no 1xx);
+ * - a status line `HTTP/1.1 <2xx to 5xx> <reason>` (reason: visible ASCII, space, tab);
+ * - before it, at most {@link MAX_INTERIM_ANSWERS} interim answers `HTTP/1.1 1xx` (`100
+ *   Continue`, `103 Early Hints`; not `101`), each a head of well-formed lines without
+ *   `Content-Length` or `Transfer-Encoding`, skipped as RFC 9110 §15.2 says a client does;
  * - header lines `token ":" OWS value OWS`, values of visible ASCII with inner spaces/tabs
- *   (no obs-fold, no obs-text, no control bytes, no bare CR or LF);
+ *   (no obs-text, no control bytes, no bare CR or LF);
  * - exactly one `Content-Length` line of 1 to 15 digits (spaces before, nothing after), and no
  *   `Transfer-Encoding` at all; 204 and 304 have no body (at most one such line then);
- * - the whole head within {@link MAX_HEAD_BYTES} (undici's default limit).
+ * - each head within {@link MAX_HEAD_BYTES} (undici's default limit).
+ *
+ * A violation (RFC 9112 §5.2, §6.3: a header line folded onto the next (obs-fold),
+ * `Transfer-Encoding` with `Content-Length`, `Content-Length` twice, more interim answers than
+ * the cap) is not a case for undici: the request fails at once, as llhttp would fail it.
  *
  * The body is then exactly `Content-Length` bytes. test/http/fast-body/framing.test.ts feeds
  * generated and mutated answers, split at every byte, to this and to llhttp and fails when
@@ -36,9 +45,11 @@ export interface FastHead {
 export type HeadParse =
   | { kind: "more" }
   | { kind: "reject"; why: string }
+  | { kind: "violation"; why: string }
+  | { kind: "interim"; headBytes: number }
   | { kind: "head"; head: FastHead };
 
-const STATUS_LINE = /^HTTP\/1\.1 ([2-5][0-9][0-9]) [\t\x20-\x7e]*$/;
+const STATUS_LINE = /^HTTP\/1\.1 ([1-5][0-9][0-9]) [\t\x20-\x7e]*$/;
 const HEADER_LINE =
   /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*([\x21-\x7e](?:[\t\x20-\x7e]*[\x21-\x7e])?)?[\t ]*$/;
 /** What follows `Content-Length:`: spaces, then digits, nothing after (llhttp refuses a tab after). */
@@ -59,29 +70,44 @@ export function parseHead(data: Buffer): HeadParse {
   if (bareLineBreak(data, end)) return reject("bare CR or LF");
   const lines = data.toString("latin1", 0, end).split("\r\n");
   const statusLine = STATUS_LINE.exec(lines[0] ?? "");
-  if (!statusLine) return reject("not a plain HTTP/1.1 status line of 2xx to 5xx");
-  const status = Number(statusLine[1]);
+  const status = Number(statusLine?.[1] ?? 0);
+  if (!statusLine || status === 101) {
+    return reject("not a plain HTTP/1.1 status line of 1xx (not 101) to 5xx");
+  }
+  const interim = status < 200;
   const noBody = status === 204 || status === 304;
   const headers: ResponseHeaders = {};
   let lengths = 0;
+  let transferEncoding = false;
+  let badLength = false;
   let contentLength = -1;
   for (const line of lines.slice(1)) {
+    if (line.startsWith(" ") || line.startsWith("\t")) {
+      return violation("a header line folded onto the next (obs-fold, RFC 9112 §5.2)");
+    }
     const m = HEADER_LINE.exec(line);
     if (!m?.[1]) return reject("a header line that is not token: value");
     const name = m[1].toLowerCase();
     const value = m[2] ?? "";
-    if (name === "transfer-encoding") return reject("Transfer-Encoding");
+    if (name === "transfer-encoding") transferEncoding = true;
     if (name === "content-length") {
       lengths += 1;
-      if (!LENGTH_VALUE.test(line.slice(line.indexOf(":") + 1))) {
-        return reject("a Content-Length that is not 1 to 15 digits");
-      }
+      badLength ||= !LENGTH_VALUE.test(line.slice(line.indexOf(":") + 1));
       contentLength = Number(value);
     }
     const had = headers[name];
     headers[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
-  if (noBody ? lengths > 1 : lengths !== 1) return reject("not exactly one Content-Length");
+  if (transferEncoding && lengths > 0) {
+    return violation("Transfer-Encoding together with Content-Length (RFC 9112 §6.3)");
+  }
+  if (lengths > 1) return violation("Content-Length given more than once (RFC 9112 §6.3)");
+  if (transferEncoding) return reject("Transfer-Encoding");
+  if (badLength) return reject("a Content-Length that is not 1 to 15 digits");
+  if (interim) {
+    return lengths === 0 ? { kind: "interim", headBytes } : reject("an interim answer with a body");
+  }
+  if (!noBody && lengths !== 1) return reject("no Content-Length");
   if (noBody) contentLength = 0;
   const connection = headers.connection;
   const keepAlive = !(Array.isArray(connection) ? connection : [connection ?? ""]).some((v) =>
@@ -107,6 +133,10 @@ function reject(why: string): HeadParse {
   return { kind: "reject", why };
 }
 
+function violation(why: string): HeadParse {
+  return { kind: "violation", why };
+}
+
 /**
  * Frames one response from the bytes of a connection, read by read, without copying the body:
  * {@link feed} returns where the body bytes of a read are (`[start, end)` in that read).
@@ -117,6 +147,10 @@ export class ResponseFramer {
   left = 0;
   /** Bytes arrived after the end of the body (the connection is then not reused). */
   extra = false;
+  /** Interim (1xx) answers skipped so far. */
+  interim = 0;
+  /** Bytes of those interim answers (before the final head). */
+  interimBytes = 0;
   #pending: Buffer = Buffer.alloc(0);
 
   /** True once the whole body has arrived. */
@@ -125,21 +159,40 @@ export class ResponseFramer {
   }
 
   /**
-   * Takes one read. Returns the body range in `view`, `more` while the head is incomplete, or
-   * the reason the answer is refused (the caller then falls back to undici).
+   * Takes one read. Returns the body range in `view`, `more` while the final head is
+   * incomplete, the reason the answer is left to undici (`reject`), or the framing violation
+   * that fails the request (`violation`).
    */
-  feed(view: Buffer): { start: number; end: number } | "more" | { reject: string } {
+  feed(
+    view: Buffer,
+  ): { start: number; end: number } | "more" | { reject: string } | { violation: string } {
     let start = 0;
     if (!this.head) {
       const before = this.#pending.length;
       this.#pending = Buffer.concat([this.#pending, view]);
-      const parsed = parseHead(this.#pending);
-      if (parsed.kind === "more") return "more";
-      if (parsed.kind === "reject") return { reject: parsed.why };
-      this.head = parsed.head;
-      this.left = parsed.head.contentLength;
-      this.#pending = Buffer.alloc(0);
-      start = parsed.head.headBytes - before;
+      let skipped = 0;
+      for (;;) {
+        const parsed = parseHead(this.#pending.subarray(skipped));
+        if (parsed.kind === "more") {
+          this.#pending = this.#pending.subarray(skipped);
+          return "more";
+        }
+        if (parsed.kind === "reject") return { reject: parsed.why };
+        if (parsed.kind === "violation") return { violation: parsed.why };
+        if (parsed.kind === "interim") {
+          if (++this.interim > MAX_INTERIM_ANSWERS) {
+            return { violation: `more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers` };
+          }
+          skipped += parsed.headBytes;
+          this.interimBytes += parsed.headBytes;
+          continue;
+        }
+        this.head = parsed.head;
+        this.left = parsed.head.contentLength;
+        this.#pending = Buffer.alloc(0);
+        start = skipped + parsed.head.headBytes - before;
+        break;
+      }
     }
     const end = start + Math.min(view.length - start, this.left);
     this.left -= end - start;

@@ -79,6 +79,7 @@ class FastBodyTransport implements BodyTransport {
       onTimeout: () => conn.socket.destroy(),
       target: () => undefined,
       used: false,
+      headMs: this.#settings.idleMs,
     };
     const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
     const host = url.hostname.replace(/^\[|\]$/g, "");

@@ -6,6 +6,7 @@ import {
   parseHead,
   ResponseFramer,
 } from "../../../src/http/fast-body/framing.js";
+import { MAX_INTERIM_ANSWERS } from "../../../src/http/framing-rules.js";
 import { prng } from "../../helpers/prng.js";
 
 /**
@@ -14,7 +15,7 @@ import { prng } from "../../helpers/prng.js";
  * build of the parser undici uses, strict mode). The test fails when the fast path accepts
  * anything llhttp refuses, or frames a body (status, headers, body bytes, where the message
  * ends) differently. The seeds follow the shapes of llhttp's own response tests
- * (Content-Length, Transfer-Encoding, invalid answers).
+ * (Content-Length, Transfer-Encoding, invalid answers, interim 1xx answers before the final one).
  */
 
 const require = createRequire(import.meta.url);
@@ -41,14 +42,15 @@ interface Framed {
   body: Buffer;
 }
 
-/** llhttp's reading of `parts` (one response, fed part by part): its framing, or its error. */
+/**
+ * llhttp's reading of `parts` (one answer, fed part by part, after any interim 1xx answers):
+ * the final answer's framing, or its error.
+ */
 function llhttp(parts: Buffer[]): Framed | { error: string } | "incomplete" {
   const p = new HTTPParser();
   p.initialize(HTTPParser.RESPONSE, {}, MAX_HEAD_BYTES, 0);
+  const messages: { raw: string[]; status: number; body: Buffer[]; complete: boolean }[] = [];
   let raw: string[] = [];
-  let status = 0;
-  const body: Buffer[] = [];
-  let complete = 0;
   p[HTTPParser.kOnHeaders] = (h: string[]) => {
     raw = raw.concat(h);
   };
@@ -60,37 +62,43 @@ function llhttp(parts: Buffer[]): Framed | { error: string } | "incomplete" {
     _u: unknown,
     code: number,
   ) => {
-    if (h) raw = raw.concat(h);
-    status = code;
+    messages.push({ raw: h ? raw.concat(h) : raw, status: code, body: [], complete: false });
+    raw = [];
     return 0;
   };
   p[HTTPParser.kOnBody] = (b: Buffer) => {
-    if (complete === 0) body.push(Buffer.from(b));
+    messages.at(-1)?.body.push(Buffer.from(b));
   };
   p[HTTPParser.kOnMessageComplete] = () => {
-    complete += 1;
+    const last = messages.at(-1);
+    if (last) last.complete = true;
   };
   for (const part of parts) {
     const r = p.execute(part);
     if (r instanceof Error) return { error: (r as Error & { code?: string }).code ?? r.message };
   }
-  if (complete !== 1) return "incomplete";
+  const final = messages.findIndex((m) => m.status >= 200);
+  const last = messages[final];
+  if (!last?.complete || final !== messages.length - 1) return "incomplete";
+  if (messages.slice(0, final).some((m) => m.status === 101 || !m.complete)) return "incomplete";
   const headers: [string, string][] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    headers.push([(raw[i] ?? "").toLowerCase(), (raw[i + 1] ?? "").trim()]);
+  for (let i = 0; i < last.raw.length; i += 2) {
+    headers.push([(last.raw[i] ?? "").toLowerCase(), (last.raw[i + 1] ?? "").trim()]);
   }
-  return { status, headers, body: Buffer.concat(body) };
+  return { status: last.status, headers, body: Buffer.concat(last.body) };
 }
 
 /** The fast path's reading of the same parts: accepted framing, refused, or not complete. */
-function fast(parts: Buffer[]): { framed: Framed; head: FastHead } | "reject" | "more" {
+function fast(
+  parts: Buffer[],
+): { framed: Framed; head: FastHead; interimBytes: number } | "reject" | "more" {
   const framer = new ResponseFramer();
   const body: Buffer[] = [];
   for (const part of parts) {
     if (framer.done) break;
     const r = framer.feed(part);
     if (r === "more") continue;
-    if ("reject" in r) return "reject";
+    if ("reject" in r || "violation" in r) return "reject";
     body.push(part.subarray(r.start, r.end));
   }
   const head = framer.head;
@@ -99,7 +107,11 @@ function fast(parts: Buffer[]): { framed: Framed; head: FastHead } | "reject" | 
   for (const [name, v] of Object.entries(head.headers)) {
     for (const value of Array.isArray(v) ? v : [v ?? ""]) headers.push([name, value]);
   }
-  return { framed: { status: head.status, headers, body: Buffer.concat(body) }, head };
+  return {
+    framed: { status: head.status, headers, body: Buffer.concat(body) },
+    head,
+    interimBytes: framer.interimBytes,
+  };
 }
 
 /** Header pairs in llhttp's order grouped as the fast path groups them (by name, first seen). */
@@ -197,6 +209,31 @@ const OTHER_LINES = [
   "X-Long: {long}",
 ];
 
+/** Interim answers that may come before the final one (RFC 9110 §15.2), and broken ones. */
+const INTERIM_HEADS = [
+  "HTTP/1.1 100 Continue\r\n\r\n",
+  "HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n",
+  "HTTP/1.1 102 Processing\r\n\r\n",
+  "HTTP/1.1 199 Whatever\r\nX-A: b\r\n\r\n",
+  "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+  "HTTP/1.1 100 Continue\r\nContent-Length: 3\r\n\r\n",
+  "HTTP/1.1 103 Early Hints\r\nTransfer-Encoding: chunked\r\n\r\n",
+  "HTTP/1.1 100\r\n\r\n",
+  "HTTP/1.0 100 Continue\r\n\r\n",
+  "HTTP/1.1 103 Early Hints\r\nLink: a\r\n b\r\n\r\n",
+];
+
+/** Zero to eleven interim answers (most often none, sometimes past the cap). */
+function interimPrefix(rnd: () => number): string {
+  if (rnd() < 0.8) return "";
+  const count = rnd() < 0.9 ? 1 + Math.floor(rnd() * 3) : 8 + Math.floor(rnd() * 4);
+  let out = "";
+  for (let k = 0; k < count; k++) {
+    out += INTERIM_HEADS[rnd() < 0.7 ? Math.floor(rnd() * 4) : Math.floor(rnd() * 10)] ?? "";
+  }
+  return out;
+}
+
 function generate(count: number, seed: number): Buffer[] {
   const rnd = prng(seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
@@ -218,7 +255,8 @@ function generate(count: number, seed: number): Buffer[] {
     const head = [status, ...lines].join(eol).replaceAll("{n}", String(n)).replace("{long}", long);
     const extra = rnd() < 0.8 ? 0 : Math.floor(rnd() * 6) - 2;
     const body = "b".repeat(Math.max(0, n + extra)) + (rnd() < 0.1 ? "HTTP/1.1 200 OK\r\n" : "");
-    let bytes: Buffer = Buffer.from(`${head}${eol}${eol}${body}`, "latin1");
+    const before = interimPrefix(rnd);
+    let bytes: Buffer = Buffer.from(`${before}${head}${eol}${eol}${body}`, "latin1");
     if (rnd() < 0.35) bytes = mutate(bytes, rnd);
     out.push(bytes);
   }
@@ -260,6 +298,7 @@ describe("body fast path: differential test against llhttp", () => {
     const cases = generate(2000, 0x5eed);
     let accepted = 0;
     let refused = 0;
+    let afterInterim = 0;
     for (const bytes of cases) {
       const verdicts = new Set<string>();
       for (const parts of splits(bytes)) {
@@ -269,8 +308,9 @@ describe("body fast path: differential test against llhttp", () => {
           continue;
         }
         verdicts.add("accept");
+        if (parts[0]?.length === 0 && f.interimBytes > 0) afterInterim += 1;
         // llhttp gets exactly the bytes of the framed message, split the same way
-        const total = f.head.headBytes + f.head.contentLength;
+        const total = f.interimBytes + f.head.headBytes + f.head.contentLength;
         const whole = Buffer.concat(parts).subarray(0, total);
         const k = Math.min(parts[0]?.length ?? 0, total);
         const l = llhttp([whole.subarray(0, k), whole.subarray(k)]);
@@ -290,22 +330,57 @@ describe("body fast path: differential test against llhttp", () => {
     // neither side is vacuous
     expect(accepted).toBeGreaterThan(400);
     expect(refused).toBeGreaterThan(400);
+    expect(afterInterim).toBeGreaterThan(50);
   });
 
-  it("refuses the answers that must go through undici", () => {
-    const refused = [
+  it("leaves to undici the answers it does not take, and fails at once what breaks framing", () => {
+    const toUndici = [
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
       "HTTP/1.1 200 OK\r\n\r\nclose-delimited",
-      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
-      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nX: a\r\n b\r\n\r\nx",
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n",
       "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx",
-      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
       `HTTP/1.1 200 OK\r\nContent-Length: 1\r\nX: ${"a".repeat(MAX_HEAD_BYTES)}\r\n\r\nx`,
     ];
-    for (const text of refused) {
+    for (const text of toUndici) {
       expect(parseHead(Buffer.from(text, "latin1")).kind, text).toBe("reject");
     }
+    const violations = [
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nTransfer-Encoding: identity\r\n\r\nx",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxy",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
+      "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nX: a\r\n b\r\n\r\nx",
+      "HTTP/1.1 200 OK\r\nX:\r\n\tfolded\r\nContent-Length: 1\r\n\r\nx",
+    ];
+    for (const text of violations) {
+      const bytes = Buffer.from(text, "latin1");
+      expect(parseHead(bytes).kind, text).toBe("violation");
+      expect(new ResponseFramer().feed(bytes), text).toHaveProperty("violation");
+      // llhttp refuses each of them too: not a case undici would take
+      expect(llhttp([bytes]), text).toHaveProperty("error");
+    }
+  });
+
+  it("skips interim answers (100 Continue, 103 Early Hints) up to the cap, split anywhere", () => {
+    const interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n";
+    const text = `${interim}HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc`;
+    for (const parts of splits(Buffer.from(text, "latin1"))) {
+      const f = fast(parts);
+      if (typeof f === "string") expect.fail(`${f} at ${parts[0]?.length}`);
+      expect(f.framed.status).toBe(200);
+      expect(f.framed.body.toString()).toBe("abc");
+      expect(f.interimBytes).toBe(interim.length);
+    }
+    const many = (n: number): Buffer =>
+      Buffer.from(
+        `${"HTTP/1.1 103 Early Hints\r\n\r\n".repeat(n)}HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n`,
+      );
+    const atCap = many(MAX_INTERIM_ANSWERS);
+    expect(new ResponseFramer().feed(atCap)).toEqual({ start: atCap.length, end: atCap.length });
+    expect(new ResponseFramer().feed(many(MAX_INTERIM_ANSWERS + 1))).toEqual({
+      violation: `more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers`,
+    });
   });
 
   it("frames a plain answer without copying the body and notices bytes past it", () => {
