@@ -21,14 +21,18 @@
  * `--types-only` emits the declarations and leaves the bundles alone (rewriting dist/*.js in
  * place while tests start the CLI from it could hand them a half-written file).
  *
- * Usage: node scripts/build.js [--metafile FILE] [--types | --types-only]
+ * The program's bundle also gets its SBOM, dist/sbom.cdx.json (scripts/sbom.js); `--sbom` prints
+ * its path and size.
+ *
+ * Usage: node scripts/build.js [--metafile FILE] [--sbom] [--types | --types-only]
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants as http2Constants } from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, version as esbuildVersion } from "esbuild";
+import { inlinedPackageDirs, writeSbom } from "./sbom.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -57,6 +61,7 @@ const require = __svcCreateRequire(import.meta.url);`,
     mainFields: ["module", "main"],
     legalComments: "eof",
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
+    sbom: "dist/sbom.cdx.json",
     // what `svc-dl --version --verbose` and doctor name (src/build-info.ts)
     define: { SVC_DL_BUNDLED_UNDICI: JSON.stringify(undiciVersion()) },
     plugins: programPlugins(),
@@ -75,14 +80,20 @@ const metaIndex = args.indexOf("--metafile");
 if (args.includes("--types-only")) {
   emitDeclarations();
 } else {
-  await bundle();
+  try {
+    checkUndiciSubset();
+    await bundle();
+  } catch (err) {
+    console.error(`build: ${err.message}`);
+    process.exitCode = 1;
+  }
 }
 
 /** Writes both bundles (and with `--types` the declarations); sets a failing exit code on error. */
 async function bundle() {
   try {
     const results = await Promise.all(
-      BUNDLES.map(({ licenses, ...b }) =>
+      BUNDLES.map(({ licenses, sbom, ...b }) =>
         build({
           packages: "external",
           legalComments: "none",
@@ -113,6 +124,10 @@ async function bundle() {
     BUNDLES.forEach((b, i) => {
       if (b.packages !== "bundle") return;
       if (b.licenses) writeLicenses(results[i].metafile, b.licenses);
+      if (b.sbom) {
+        const n = writeSbom(root, results[i].metafile, b.sbom, esbuildVersion);
+        if (args.includes("--sbom")) console.log(`${b.sbom}: ${n} packages (CycloneDX 1.5)`);
+      }
       assertNoRelativeRequire(results[i].metafile);
     });
     if (metaIndex !== -1) {
@@ -135,6 +150,33 @@ function programPlugins() {
 /** The version of the undici package that the program bundle inlines (node_modules/undici). */
 function undiciVersion() {
   return JSON.parse(readFileSync(join(root, "node_modules/undici/package.json"), "utf8")).version;
+}
+
+/**
+ * Fails the build when scripts/undici-cli.js no longer matches undici's own index.js: each
+ * module it imports by deep path must be one that index.js requires from that path, and each
+ * `Object.assign(<X>.prototype, …)` wiring of index.js must be in the subset too (undici's
+ * private paths may move in any release; package.json pins its exact version).
+ */
+function checkUndiciSubset() {
+  const index = readFileSync(join(root, "node_modules/undici/index.js"), "utf8");
+  const subset = readFileSync(join(root, "scripts/undici-cli.js"), "utf8");
+  const problems = [];
+  for (const [, path] of subset.matchAll(/from "undici\/(lib\/[^"]+)\.js"/g)) {
+    const dir = path.replace(/\/index$/, "");
+    if (!index.includes(`require('./${path}')`) && !index.includes(`require('./${dir}')`)) {
+      problems.push(`undici's index.js no longer requires ./${path}`);
+    }
+  }
+  for (const [wiring] of index.matchAll(/^Object\.assign\(\w+\.prototype, \w+\)/gm)) {
+    if (!subset.includes(wiring))
+      problems.push(`undici's index.js does ${wiring}; the subset does not`);
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `scripts/undici-cli.js does not match undici ${undiciVersion()}: ${problems.join("; ")}`,
+    );
+  }
 }
 
 /** Resolves `undici` to scripts/undici-cli.js: only the dispatchers the program uses. */
@@ -196,12 +238,7 @@ function assertNoRelativeRequire(metafile) {
  * licence id, the package's LICENSE file and its NOTICE file if any. Throws when a package ships no licence file.
  */
 function writeLicenses(metafile, file) {
-  const dirs = new Set();
-  for (const input of Object.keys(metafile.inputs)) {
-    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (m) dirs.add(m[1]);
-  }
-  const parts = [...dirs].sort().map((dir) => {
+  const parts = inlinedPackageDirs(metafile).map((dir) => {
     const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8"));
     const text = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)/i.test(f));
     if (!text) throw new Error(`${dir}: no licence file to ship with the bundle`);

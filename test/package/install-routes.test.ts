@@ -224,6 +224,7 @@ describe("the package, installed by each route the README gives", () => {
     expect(list).toContain("package/dist/types/index.d.ts");
     expect(list).toContain("package/dist/types/mock-server/index.d.ts");
     expect(list).toContain("package/docs/install.md");
+    expect(list).toContain("package/dist/sbom.cdx.json");
     const manifest = JSON.parse(
       run("tar", ["-xzOf", tarball, "package/package.json"], root).stdout,
     ) as { scripts: Record<string, string> };
@@ -245,6 +246,10 @@ describe("the package, installed by each route the README gives", () => {
       SVC_DL_CACHE_DIR: join(app, ".cache"),
       SVC_DL_CONFIG_DIR: join(app, ".config"),
     };
+    // the program's packages are inlined: none of those only it uses is installed
+    for (const cliOnly of ["chalk", "cli-progress", "commander", "conf", "read"]) {
+      expect(existsSync(join(app, "node_modules", cliOnly)), cliOnly).toBe(false);
+    }
     const bin = join(app, "node_modules", ".bin", "svc-dl");
     const r = await execFileAsync(bin, ["install", "--json"], { cwd: app, env });
     expect(JSON.parse(r.stdout).items[0].status).toBe("downloaded");
