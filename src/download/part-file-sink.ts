@@ -96,7 +96,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     return {
       name,
       bytes: writer.bytes,
-      sha256: writer.digest(),
+      sha256: await writer.digest(),
       etag: partial?.meta.etag ?? null,
       resumedFrom: this.#chainStart,
       response: res,
@@ -179,7 +179,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     return {
       name: this.#name,
       bytes: writer.bytes,
-      sha256: writer.digest(),
+      sha256: await writer.digest(),
       etag: head.etag,
       resumedFrom: this.#chainStart ?? 0,
       response: res,

@@ -1,7 +1,8 @@
-import { createHash, type Hash } from "node:crypto";
-import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { BackgroundSync, type DurableFs, SYNC_EVERY_BYTES } from "../io/durable.js";
+import { followFile, type ReadBack, type ReadBackConsumer } from "./read-back.js";
 
 /** How a {@link HashingFileWriter} batches its writes. */
 export interface WriterTuning {
@@ -13,6 +14,8 @@ export interface WriterTuning {
   syncEveryBytes?: number;
   /** The flush and close calls (tests record their order); default `node:fs`. */
   fs?: DurableFs;
+  /** Further readers of the file as read back (src/download/read-back.ts), e.g. a format check. */
+  consumers?: readonly ReadBackConsumer[];
 }
 
 /** Default {@link WriterTuning}. */
@@ -22,9 +25,10 @@ export const DEFAULT_TUNING: WriterTuning = {
 };
 
 /**
- * A file being written by the download core, with a running SHA-256 of every byte in it. Body
- * chunks are borrowed views (the fast path's reused read buffer): each is hashed in place at
- * once and gathered in one reused buffer, written with one `writeSync` per MiB on a raw fd
+ * A file being written by the download core, with the SHA-256 of its bytes as read back from the
+ * file ({@link followFile}: just behind the writer, never from a buffer the receiving side may
+ * reuse). Body chunks are borrowed views (the fast path's reused read buffer): each is gathered
+ * at once in one reused buffer, written with one `writeSync` per MiB on a raw fd
  * (docs/performance.md). The buffer can be lent to the socket ({@link lend}): a read that lands
  * where it was lent is gathered without a copy. Any other chunk is copied, or, a chunk of
  * 256 KiB or more that finds the buffer empty, written straight from the view. Because
@@ -32,7 +36,7 @@ export const DEFAULT_TUNING: WriterTuning = {
  * calls it never buffers more than one batch.
  */
 export interface HashingFileWriter {
-  /** Hashes `chunk` and gathers it (copied; never kept). Throws FileSystemError (exit 8) on write failure. */
+  /** Gathers `chunk` (copied; never kept). Throws FileSystemError (exit 8) on write failure. */
   write(chunk: Buffer): void;
   /**
    * The free part of the gather buffer (at least one batch long), for the next socket read to
@@ -52,24 +56,30 @@ export interface HashingFileWriter {
    * failed. The caller then makes the file durable (`syncFileAsync`, src/io/durable.ts).
    */
   settled(): Promise<void>;
-  /** Lower-case hex SHA-256 of everything written so far (call once, after `close`). */
-  digest(): string;
+  /**
+   * Lower-case hex SHA-256 of the file as read back to its end (call once, after `close` and
+   * after the file was flushed to the disk). Rejects with FileSystemError (exit 8) on a read
+   * error or when the file does not hold exactly {@link bytes} bytes (it changed under us), or
+   * with a read-back consumer's error.
+   */
+  digest(): Promise<string>;
   /** Bytes in the file: the existing part plus everything written or gathered. */
   readonly bytes: number;
 }
 
 /**
  * Opens `path` for a download. With `resumeFrom` > 0 the file's first `resumeFrom` bytes are
- * kept and hashed first (read in 1 MiB blocks) and new bytes are appended; with 0 the file is
- * truncated. Throws FileSystemError `write_failed` / `no_space` / `permission_denied` (exit 8).
+ * kept (anything after them is cut off) and new bytes are appended; with 0 the file is
+ * truncated. The file is read back from offset 0 (kept part included) as it grows.
+ * Throws FileSystemError `write_failed` / `no_space` / `permission_denied` (exit 8).
  */
 export function openHashingWriter(
   path: string,
   resumeFrom: number,
   tuning: WriterTuning = DEFAULT_TUNING,
 ): HashingFileWriter {
-  const hash = createHash("sha256");
-  return new GatheringWriter(hash, openSink(path, resumeFrom, hash, tuning), tuning);
+  const readBack = followFile(path, tuning.consumers);
+  return new GatheringWriter(readBack, openSink(path, resumeFrom, readBack, tuning), tuning);
 }
 
 /**
@@ -78,7 +88,7 @@ export function openHashingWriter(
  * part is always a whole batch), written once per batch.
  */
 class GatheringWriter implements HashingFileWriter {
-  readonly #hash: Hash;
+  readonly #readBack: ReadBack;
   readonly #sink: FileSink;
   readonly #batch: number;
   readonly #maxDelayMs: number;
@@ -89,8 +99,8 @@ class GatheringWriter implements HashingFileWriter {
   #closed = false;
   #lastFlushAt = Date.now();
 
-  constructor(hash: Hash, sink: FileSink, tuning: WriterTuning) {
-    this.#hash = hash;
+  constructor(readBack: ReadBack, sink: FileSink, tuning: WriterTuning) {
+    this.#readBack = readBack;
     this.#sink = sink;
     this.#batch = tuning.batchBytes;
     this.#maxDelayMs = tuning.maxDelayMs;
@@ -102,7 +112,6 @@ class GatheringWriter implements HashingFileWriter {
   }
 
   write(chunk: Buffer): void {
-    this.#hash.update(chunk);
     const slab = this.#slab;
     if (this.#lentAt >= 0) {
       if (
@@ -156,6 +165,7 @@ class GatheringWriter implements HashingFileWriter {
       this.flush();
     } finally {
       this.#sink.close();
+      this.#readBack.writerClosed();
     }
   }
 
@@ -163,8 +173,15 @@ class GatheringWriter implements HashingFileWriter {
     return this.#sink.settled();
   }
 
-  digest(): string {
-    return this.#hash.digest("hex");
+  async digest(): Promise<string> {
+    const read = await this.#readBack.finish();
+    if (read.bytes !== this.bytes) {
+      throw new FileSystemError(
+        `the part file holds ${read.bytes} bytes where ${this.bytes} were written (it changed during the download)`,
+        { code: "write_failed", hint: "Run the same command again; svc-dl starts the file over." },
+      );
+    }
+    return read.sha256;
   }
 
   /** Gathered bytes do not wait longer than `maxDelayMs` on a slow connection. */
@@ -186,10 +203,16 @@ interface FileSink {
 }
 
 /**
- * Opens the fd of {@link openHashingWriter} (hashing the kept part into `hash` when resuming)
- * and wraps it with its background syncs. Throws FileSystemError (exit 8).
+ * Opens the fd of {@link openHashingWriter} (keeping at most `resumeFrom` bytes) and wraps it
+ * with its background syncs; tells `readBack` how far the file is written. Throws
+ * FileSystemError (exit 8).
  */
-function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTuning): FileSink {
+function openSink(
+  path: string,
+  resumeFrom: number,
+  readBack: ReadBack,
+  tuning: WriterTuning,
+): FileSink {
   let fd: number;
   try {
     fd = openSync(path, resumeFrom > 0 ? "r+" : "w");
@@ -199,12 +222,13 @@ function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTu
   let position = 0;
   if (resumeFrom > 0) {
     try {
-      position = hashExisting(fd, resumeFrom, hash);
+      position = keepExisting(fd, resumeFrom);
     } catch (err) {
       closeSync(fd);
       throw fsError(`cannot read ${path}`, err);
     }
   }
+  readBack.advance(position);
   const sync = new BackgroundSync(
     fd,
     position,
@@ -227,6 +251,7 @@ function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTu
       }
       sink.position += length;
       sync.wrote(sink.position);
+      readBack.advance(sink.position);
     },
     close: () => sync.close(),
     async settled() {
@@ -240,15 +265,9 @@ function openSink(path: string, resumeFrom: number, hash: Hash, tuning: WriterTu
   return sink;
 }
 
-/** Hashes the first `length` bytes of `fd`; returns the bytes actually present (≤ length). */
-function hashExisting(fd: number, length: number, hash: Hash): number {
-  const block = Buffer.allocUnsafe(Math.min(1 << 20, length));
-  let done = 0;
-  while (done < length) {
-    const n = readSync(fd, block, 0, Math.min(block.length, length - done), done);
-    if (n === 0) break;
-    hash.update(block.subarray(0, n));
-    done += n;
-  }
-  return done;
+/** Keeps the first `length` bytes of `fd` (cuts off any after them); returns the bytes kept (≤ length). */
+function keepExisting(fd: number, length: number): number {
+  const size = fstatSync(fd).size;
+  if (size > length) ftruncateSync(fd, length);
+  return Math.min(size, length);
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openHashingWriter } from "../../src/download/writer.js";
@@ -35,7 +35,7 @@ describe("download writer: reads into lent memory", () => {
     );
   });
 
-  it("never copies another chunk into the lent part before the read lands there", () => {
+  it("never copies another chunk into the lent part before the read lands there", async () => {
     const path = join(tempDir(), "x.part");
     const writer = openHashingWriter(path, 0, TUNING);
     writer.write(landRead(writer.lend(), Buffer.alloc(100, 1)));
@@ -51,10 +51,10 @@ describe("download writer: reads into lent memory", () => {
       Buffer.alloc(70, 3),
     ]);
     expect(readFileSync(path)).toEqual(expected);
-    expect(writer.digest()).toBe(createHash("sha256").update(expected).digest("hex"));
+    expect(await writer.digest()).toBe(createHash("sha256").update(expected).digest("hex"));
   });
 
-  it("writes the same bytes and hash for any mix of lent reads, copied chunks and flushes", () => {
+  it("writes the same bytes and hash for any mix of lent reads, copied chunks and flushes", async () => {
     const rnd = prng(23);
     for (let round = 0; round < 20; round++) {
       const path = join(tempDir(), "x.part");
@@ -76,7 +76,78 @@ describe("download writer: reads into lent memory", () => {
       writer.close();
       const all = Buffer.concat(expected);
       expect(readFileSync(path).equals(all)).toBe(true);
-      expect(writer.digest()).toBe(createHash("sha256").update(all).digest("hex"));
+      expect(await writer.digest()).toBe(createHash("sha256").update(all).digest("hex"));
     }
   });
 });
+
+const sha256 = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
+
+describe("download writer: the SHA-256 is of the file as read back", () => {
+  it("is the hash of the bytes on disk, not of the buffers it was given", async () => {
+    const path = join(tempDir(), "x.part");
+    const writer = openHashingWriter(path, 0, TUNING);
+    const given = Buffer.alloc(10_000, 5);
+    writer.write(given);
+    writer.close();
+    // the disk holds something else than what was handed over (a damaged write)
+    const onDisk = readFileSync(path);
+    onDisk[7777] = 6;
+    writeFileSync(path, onDisk);
+    expect(await writer.digest()).toBe(sha256(onDisk));
+    expect(await openAndDigest(path, onDisk.length)).toBe(sha256(onDisk));
+  });
+
+  it("a resumed file is hashed from its first byte, and bytes after the kept part are cut off", async () => {
+    const path = join(tempDir(), "x.part");
+    writeFileSync(path, Buffer.concat([Buffer.alloc(3000, 1), Buffer.alloc(500, 9)]));
+    const writer = openHashingWriter(path, 3000, TUNING);
+    expect(writer.bytes).toBe(3000);
+    writer.write(Buffer.alloc(2000, 2));
+    writer.close();
+    const expected = Buffer.concat([Buffer.alloc(3000, 1), Buffer.alloc(2000, 2)]);
+    expect(readFileSync(path).equals(expected)).toBe(true);
+    expect(await writer.digest()).toBe(sha256(expected));
+  });
+
+  it("a second consumer gets every block once, in order, as read back", async () => {
+    const path = join(tempDir(), "x.part");
+    const seen: Buffer[] = [];
+    let next = 0;
+    const writer = openHashingWriter(path, 0, {
+      ...TUNING,
+      consumers: [
+        {
+          update(block, offset) {
+            expect(offset).toBe(next);
+            next += block.length;
+            seen.push(Buffer.from(block));
+          },
+        },
+      ],
+    });
+    const rnd = prng(5);
+    const data = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < data.length; i++) data[i] = Math.floor(rnd() * 256);
+    for (let at = 0; at < data.length; at += 5000) writer.write(data.subarray(at, at + 5000));
+    writer.close();
+    expect(await writer.digest()).toBe(sha256(data));
+    expect(Buffer.concat(seen).equals(data)).toBe(true);
+  });
+
+  it("fails write_failed when the file does not hold the bytes written", async () => {
+    const path = join(tempDir(), "x.part");
+    const writer = openHashingWriter(path, 0, TUNING);
+    writer.write(Buffer.alloc(9000, 1));
+    writer.close();
+    truncateSync(path, 100);
+    await expect(writer.digest()).rejects.toMatchObject({ code: "write_failed" });
+  });
+});
+
+/** The digest of a writer that resumes `path` at its full `size` and adds nothing. */
+async function openAndDigest(path: string, size: number): Promise<string> {
+  const writer = openHashingWriter(path, size, TUNING);
+  writer.close();
+  return writer.digest();
+}
