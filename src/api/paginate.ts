@@ -34,11 +34,29 @@ export interface PaginateUrlOptions<T> {
  * {@link paginateUrl} for the loop and its errors.
  */
 export async function paginate<T>(client: HttpClient, opts: PaginateOptions<T>): Promise<T[]> {
+  return (await paginateListing(client, opts)).items;
+}
+
+/**
+ * A listing of every page and what its pages said about themselves (spec "Pagination object"):
+ * `inconsistency` is undefined when the items seen equal the `total` every page gave, else a
+ * sentence saying how the listing contradicts itself (`total` changed between pages; fewer or
+ * more items than `total`). Only a step that acts on what is *missing* from a listing needs it
+ * (`packs sync --prune`); a listing cut short by `max` is never called inconsistent.
+ */
+export interface Listing<T> {
+  items: T[];
+  inconsistency: string | undefined;
+}
+
+/** {@link paginate} with the listing's own check of completeness ({@link Listing}). */
+export async function paginateListing<T>(
+  client: HttpClient,
+  opts: PaginateOptions<T>,
+): Promise<Listing<T>> {
   const url = client.apiUrl(opts.path, { limit: PAGE_SIZE, ...opts.query });
-  return paginateUrl(client, url, {
-    item: opts.item,
-    ...(opts.max !== undefined ? { max: opts.max } : {}),
-  });
+  const max = opts.max !== undefined ? { max: opts.max } : {};
+  return listingOf(client, url, { item: opts.item, ...max });
 }
 
 /**
@@ -56,6 +74,15 @@ export async function paginateUrl<T>(
   firstUrl: URL,
   opts: PaginateUrlOptions<T>,
 ): Promise<T[]> {
+  return (await listingOf(client, firstUrl, opts)).items;
+}
+
+/** {@link paginateUrl} with the listing's check of completeness. */
+async function listingOf<T>(
+  client: HttpClient,
+  firstUrl: URL,
+  opts: PaginateUrlOptions<T>,
+): Promise<Listing<T>> {
   const schema = z.looseObject({ data: z.array(opts.item), pagination: PaginationSchema });
   const first = await client.getJson(firstUrl, schema, auth(opts.authenticate));
   return followPages(client, firstUrl, first.body, first.requestId, schema, opts);
@@ -75,7 +102,7 @@ export async function paginateAny(
   const first = await client.getJson(firstUrl, z.unknown(), auth(opts.authenticate));
   const parsed = schema.safeParse(first.body);
   if (!parsed.success) return { body: first.body };
-  const items = await followPages(client, firstUrl, parsed.data, first.requestId, schema, {
+  const { items } = await followPages(client, firstUrl, parsed.data, first.requestId, schema, {
     item: z.unknown(),
     ...(opts.authenticate !== undefined ? { authenticate: opts.authenticate } : {}),
   });
@@ -94,21 +121,27 @@ async function followPages<T>(
   firstRequestId: string | null,
   schema: z.ZodMiniType<{ data: T[]; pagination: z.infer<typeof PaginationSchema> }>,
   opts: PaginateUrlOptions<T>,
-): Promise<T[]> {
+): Promise<Listing<T>> {
   const items: T[] = [];
   const seenCursors = new Set<string>();
   let body = firstBody;
   let requestId = firstRequestId;
   let pages = 1;
   const maxPages = Math.ceil(body.pagination.total / Math.max(1, body.data.length)) + 1;
+  const totals = new Set<number>();
   for (;;) {
     const { data, pagination } = body;
+    totals.add(pagination.total);
     for (const item of data) {
       items.push(item);
-      if (opts.max !== undefined && items.length >= opts.max) return items;
+      if (opts.max !== undefined && items.length >= opts.max) {
+        return { items, inconsistency: undefined };
+      }
     }
     const next = pagination.next_cursor;
-    if (!pagination.has_more || next === null) return items;
+    if (!pagination.has_more || next === null) {
+      return { items, inconsistency: inconsistency(items.length, [...totals]) };
+    }
     const broken = (why: string) =>
       new ResponseError(`the service's pagination did not end: ${why}`, {
         code: "broken_pagination",
@@ -127,4 +160,12 @@ async function followPages<T>(
     requestId = page.requestId;
     pages += 1;
   }
+}
+
+/** How a listing that ended contradicts itself, or undefined (see {@link Listing}). */
+function inconsistency(seen: number, totals: readonly number[]): string | undefined {
+  if (totals.length > 1) return `its total changed between pages (${totals.join(", then ")})`;
+  const total = totals[0] ?? seen;
+  if (seen !== total) return `it ended after ${seen} items, but its total says ${total}`;
+  return undefined;
 }

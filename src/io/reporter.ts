@@ -46,7 +46,9 @@ export type WarningCode =
   /** An --on-item hook failed, timed out or was killed. */
   | "hook_failed"
   /** --report, --metrics or the step summary could not be written. */
-  | "output_not_written";
+  | "output_not_written"
+  /** `packs sync --prune` moved nothing: the listing of owned packs contradicts itself. */
+  | "prune_refused";
 
 /** Options of {@link createReporter}. */
 export interface ReporterOptions {

@@ -1,9 +1,11 @@
-import { existsSync, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
+import { fsError } from "../errors/fs-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { containedPath } from "../io/containment.js";
-import { makeDirectory } from "../io/mkdir.js";
+import { ensureOwnedDirs } from "../io/owned-dir.js";
+import { lstatIfExists } from "../io/safe-fs.js";
 import { checkRecordedFile } from "../outdir/local-file.js";
 import type { OutputDir } from "../outdir/output-dir.js";
 import type { StateItem } from "../outdir/state.js";
@@ -32,7 +34,12 @@ export interface PruneOptions {
  * record is `kept-modified` (never moved); a missing one is left alone; files the user named
  * (`-o FILE`) and files svc-dl never recorded are never candidates. With `prune`, the others
  * move (never deleted) to `DIR/.svc-dl/trash/<date>/` under their names (`pruned`, record
- * dropped); more than `maxDelete` → SvcError `prune_limit` (exit 1) and nothing moves.
+ * dropped); more than `maxDelete` → SvcError `prune_limit` (exit 1) and nothing moves. The
+ * trash is made by svc-dl inside `.svc-dl/` through the containment rule (src/io/owned-dir.ts
+ * `ensureOwnedDirs`: each level created here or an existing plain directory, never a symlink):
+ * a symlink, file or anything else at `.svc-dl/trash` or its date folder is FileSystemError
+ * `unsafe_state_dir` (exit 8) before any file moves. The caller passes `prune: false` when the
+ * listing is not complete and consistent (src/sync/run.ts).
  */
 export async function pruneStep(
   out: OutputDir,
@@ -57,8 +64,8 @@ export async function pruneStep(
     );
   }
   if (opts.dryRun) return [...results, ...movable.map((r) => result(out, r, "would-prune"))];
-  const trash = join(out.stateDir, "trash", opts.today);
-  if (movable.length > 0) makeDirectory(trash);
+  if (movable.length === 0) return results;
+  const trash = trashDir(out, opts.today, movable.length);
   for (const rec of movable) {
     const refuse = (problem: string) =>
       new FileSystemError(`refusing to prune ${rec.file}: ${problem}`, {
@@ -66,12 +73,34 @@ export async function pruneStep(
       });
     const from = containedPath(out.dir, rec.file, refuse, { noSymlinks: true });
     let to = containedPath(trash, rec.file, refuse, { noSymlinks: true });
-    for (let n = 1; existsSync(to); n++) to = join(trash, `${rec.file}.${n}`);
+    for (let n = 1; lstatIfExists(to); n++) to = join(trash, `${rec.file}.${n}`);
     renameSync(from, to);
     out.forget(rec.file);
     results.push({ ...result(out, rec, "pruned"), path: to });
   }
   return results;
+}
+
+/**
+ * `DIR/.svc-dl/trash/<today>/`, made by svc-dl (mode 0700) or an existing plain directory;
+ * throws FileSystemError `unsafe_state_dir` naming the level that is a symlink or not a
+ * directory (nothing moved), file-system errors as exit 8 `fsError`s.
+ */
+function trashDir(out: OutputDir, today: string, count: number): string {
+  const refuse = (path: string, problem: string): Error =>
+    new FileSystemError(
+      `refusing to prune: ${path} ${problem}; none of the ${count} files was moved`,
+      {
+        code: "unsafe_state_dir",
+        hint: `Move ${path} away (svc-dl makes its trash itself and never follows a link it did not make), then run the same command again.`,
+      },
+    );
+  try {
+    return ensureOwnedDirs(out.stateDir, ["trash", today], { unsafe: refuse });
+  } catch (err) {
+    if (err instanceof FileSystemError) throw err;
+    throw fsError(`cannot make the trash folder ${join(out.stateDir, "trash", today)}`, err);
+  }
 }
 
 function result(out: OutputDir, rec: StateItem, status: SyncStatus): SyncItemResult {

@@ -79,6 +79,11 @@ export interface SyncObserver {
   itemFinished?(result: SyncItemResult, item: PlannedItem): void;
   /** A notice for stderr (restarts, refreshed CDN links). */
   notice?(line: string): void;
+  /**
+   * `--prune` was asked for but moves nothing: the listing contradicts itself (items seen
+   * against its `total`, a slug listed twice); `line` says why. The files stay `not-owned`.
+   */
+  pruneRefused?(line: string): void;
   /** The selection was applied (before planning); `warnings` name globs that match nothing owned. */
   selected?(result: SelectionResult): void;
 }
@@ -113,7 +118,8 @@ export async function runSync(
   const out = await openDir(opts, client.clock, observer);
   try {
     const catalog = packCatalog(client);
-    const listed = await catalog.packs(); // every page, or a throw: prune needs all of them
+    // every page, or a throw; prune also needs the listing to agree with itself
+    const { items: listed, inconsistency } = await catalog.listing();
     const selection = selectPacks(listed, opts.selection ?? NO_SELECTION);
     observer.selected?.(selection);
     const packs = selection.kept;
@@ -158,9 +164,14 @@ export async function runSync(
     }
     if (gate.stopped === undefined) {
       const owned = new Set(listed.map((p) => p.slug));
-      items.push(
-        ...(await pruneStep(out, owned, { ...PRUNE_OFF, ...opts.prune, dryRun: opts.dryRun })),
-      );
+      const prune = { ...PRUNE_OFF, ...opts.prune, dryRun: opts.dryRun };
+      if (prune.prune && inconsistency !== undefined) {
+        observer.pruneRefused?.(
+          `not pruning: the service's listing of owned packs is not consistent (${inconsistency}); nothing was moved to the trash`,
+        );
+        prune.prune = false;
+      }
+      items.push(...(await pruneStep(out, owned, prune)));
     }
     if (!opts.dryRun && opts.edition !== "standard") {
       await rememberUnavailable(opts.dir, memo, items);

@@ -63,7 +63,11 @@ describe("pack sources", () => {
   });
 
   it("refuses a record URL that is not a URL (exit 7)", async () => {
-    const catalog = { packs: async () => [], find: async () => pack("x", { bundle: "http://[" }) };
+    const catalog = {
+      packs: async () => [],
+      listing: async () => ({ items: [], inconsistency: undefined }),
+      find: async () => pack("x", { bundle: "http://[" }),
+    };
     await expect(packSource(client(), catalog, "x", "standard")).rejects.toBeInstanceOf(
       ResponseError,
     );

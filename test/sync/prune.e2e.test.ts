@@ -1,9 +1,19 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MockService } from "../../src/mock-server/types.js";
 import { runCli } from "../helpers/cli.js";
+import { startFrontServer } from "../helpers/front-server.js";
 import { type SyncDoc, startSyncMock } from "../helpers/sync.js";
 
 /** `packs sync --prune [--max-delete N]` (cli-contract "Operating unattended"). */
@@ -127,6 +137,71 @@ describe("packs sync --prune", () => {
     const r = await runCli(["packs", "sync", dir, "--prune"], { env });
     expect(r.code).not.toBe(0);
     expect(existsSync(join(dir, names[0] ?? ""))).toBe(true);
+    expect(existsSync(join(dir, ".svc-dl", "trash"))).toBe(false);
+  });
+
+  it("a symlinked .svc-dl/trash is refused: exit 8, nothing moves, nothing lands where it points", async () => {
+    const { dir, names } = await syncedWithGone(2);
+    const elsewhere = mkdtempSync(join(tmpdir(), "svc-dl-elsewhere-"));
+    symlinkSync(elsewhere, join(dir, ".svc-dl", "trash"));
+    const r = await runCli(["packs", "sync", dir, "--prune"], { env });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/refusing to prune: .*trash is a symbolic link.*none of the 2 files/);
+    expect(r.stderr).toContain("code unsafe_state_dir");
+    for (const name of names) expect(existsSync(join(dir, name))).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("a file or a symlinked date folder at the trash is a clear exit 8, not unexpected", async () => {
+    const { dir, names } = await syncedWithGone(1);
+    writeFileSync(join(dir, ".svc-dl", "trash"), "not a folder");
+    const r = await runCli(["packs", "sync", dir, "--prune"], { env });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toMatch(/trash is a symbolic link or not a directory.*code unsafe_state_dir/);
+    expect(r.stderr).toContain("hint: Move ");
+    expect(existsSync(join(dir, names[0] ?? ""))).toBe(true);
+
+    const { dir: dir2, names: names2 } = await syncedWithGone(1);
+    const elsewhere = mkdtempSync(join(tmpdir(), "svc-dl-elsewhere-"));
+    mkdirSync(join(dir2, ".svc-dl", "trash"));
+    const today = new Date().toISOString().slice(0, 10);
+    symlinkSync(elsewhere, join(dir2, ".svc-dl", "trash", today));
+    const r2 = await runCli(["packs", "sync", dir2, "--prune"], { env });
+    expect(r2.code).toBe(8);
+    expect(existsSync(join(dir2, names2[0] ?? ""))).toBe(true);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("a listing that contradicts itself (2 packs, total 4, no next page) moves nothing and says why", async () => {
+    const { dir } = await syncedWithGone(0);
+    const before = readdirSync(dir).sort();
+    const front = await startFrontServer(
+      mock.baseUrl,
+      () => false,
+      (path, body) => {
+        if (!path.startsWith("/api/v1/packs?")) return body;
+        const page = body as { data: unknown[]; pagination: Record<string, unknown> };
+        return {
+          data: page.data.slice(0, 2),
+          pagination: { ...page.pagination, total: 4, has_more: false, next_cursor: null },
+        };
+      },
+    );
+    try {
+      const r = await runCli(["packs", "sync", dir, "--prune", "--json"], {
+        env: { ...env, SVC_BASE_URL: front.url },
+      });
+      expect(r.code).toBe(0);
+      const warning = JSON.parse(r.stderr.trim().split("\n")[0] ?? "").warning;
+      expect(warning.code).toBe("prune_refused");
+      expect(warning.message).toContain("ended after 2 items, but its total says 4");
+      const doc = JSON.parse(r.stdout) as PruneDoc;
+      expect(doc.summary.pruned ?? 0).toBe(0);
+      expect(doc.summary.not_owned).toBeGreaterThan(0);
+    } finally {
+      await front.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual(before);
     expect(existsSync(join(dir, ".svc-dl", "trash"))).toBe(false);
   });
 });

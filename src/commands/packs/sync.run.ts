@@ -117,6 +117,7 @@ async function syncInto(
         if (line !== undefined) reporter.info(line);
       },
       notice: (line) => reporter.info(line),
+      pruneRefused: (line) => reporter.warn("prune_refused", line),
       selected: (selection) => {
         owned = selection.kept.length + selection.left.length;
         filtered = selection.left.length;
