@@ -15,6 +15,7 @@ import {
   writePrivateFileAtomic,
 } from "../io/safe-fs.js";
 import type { Clock } from "../model.js";
+import { takeLockDir } from "./lock-dir.js";
 import { ensureOutputDir, stateDirOf } from "./state.js";
 
 /** A held directory lock; `release()` is idempotent and never throws. */
@@ -49,9 +50,9 @@ export const LOCK_POLL_MS = 250;
  * Locks output directory `dir` for writing (cli-contract "Downloads": a second run on the same
  * directory exits 8 with `locked`, or with `--wait-lock SECONDS` waits up to that long first).
  * Creates `dir` (bounded mkdir) and `<dir>/.svc-dl/` (0700, checked: see `ensureStateDir`).
- * Uses proper-lockfile (an atomic `mkdir` of `<dir>/.svc-dl/lock`, its mtime refreshed while
- * held; stale after 10 s). A lock whose owner record names a process on this host that no
- * longer exists (SIGKILL) is taken over at once. Waiting polls every {@link LOCK_POLL_MS} ms
+ * The lock is the directory `<dir>/.svc-dl/lock` ({@link takeLockDir}: an atomic `mkdir`, its
+ * mtime refreshed while held, stale after 10 s). A lock whose owner record names a process on
+ * this host that no longer exists (SIGKILL) is taken over at once. Waiting polls every {@link LOCK_POLL_MS} ms
  * on a timer (no busy loop). Throws FileSystemError `locked` (exit 8) when another live run
  * still holds it, `unsafe_state_dir`, an exit-8 error when the directory cannot be created,
  * and InterruptedError when `signal` aborts the wait.
@@ -61,7 +62,7 @@ export async function acquireDirLock(dir: string, opts: LockOptions = {}): Promi
   const stateDir = stateDirOf(dir);
   const lockPath = join(stateDir, "lock");
   const ownerPath = join(stateDir, "lock-owner.json");
-  // Only a directory made by proper-lockfile is a lock; a planted link or file is removed.
+  // Only a directory is a lock; a planted link or file is removed.
   const planted = lstatIfExists(lockPath);
   if (planted && !planted.isDirectory()) removeEntry(lockPath);
   const clock = opts.clock ?? systemClock;
@@ -134,25 +135,19 @@ async function tryLock(
   markIntent: () => void,
   intentName: string,
 ): Promise<{ release?: () => Promise<void>; owner?: LockOwner | undefined }> {
-  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
-  const { default: lockfile } = await import("proper-lockfile");
-  const options = {
-    lockfilePath: lockPath,
-    realpath: false,
-    retries: 0,
-    stale: 10_000,
-    onCompromised: () => {
-      // Another process removed our lock (it judged it stale); nothing safe to do mid-write
-      // but carry on: the atomic renames still keep every final file whole.
-    },
-  };
   for (let takeover = 0; takeover < 2; takeover++) {
+    let release: (() => void) | undefined;
     try {
-      return { release: await lockfile.lock(stateDir, options) };
+      release = takeLockDir(lockPath, () => {
+        const holder = readOwner(ownerPath);
+        return holder !== undefined && holder.host === hostname() && isAlive(holder.pid);
+      });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") {
-        throw fsError(`cannot lock ${stateDir}`, err);
-      }
+      throw fsError(`cannot lock ${stateDir}`, err);
+    }
+    if (release) {
+      const taken = release;
+      return { release: async () => taken() };
     }
     const owner = readOwner(ownerPath);
     const orphan = !owner && acquirerDied(stateDir, intentName);
