@@ -3,7 +3,12 @@ import { verboseVersion } from "./build-info.js";
 import type { Context } from "./context.js";
 import type { HintContext } from "./errors/codes.js";
 import { ExitCode } from "./errors/exit-codes.js";
+import { jsonErrorDocument, toSvcError } from "./errors/format.js";
 import type { SvcError } from "./errors/svc-error.js";
+import { UsageError } from "./errors/usage-error.js";
+import { helpTopic } from "./help-topics.js";
+import { colourFor, loadColour } from "./io/colour.js";
+import { formatErrorForHumans } from "./io/error-lines.js";
 import { buildProgram } from "./program.js";
 import type { Session } from "./session.js";
 
@@ -33,7 +38,6 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     wantsVerbose(argv) ? verboseVersion(ctx.version).trimEnd() : ctx.version,
   );
   if (argv[0] === "help" && argv.length === 2 && argv[1] !== undefined) {
-    const { helpTopic } = await import("./help-topics.js");
     const topic = helpTopic(argv[1]);
     if (topic !== undefined) {
       ctx.io.stdout.write(topic);
@@ -46,14 +50,6 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     return session?.exitCode ?? 0;
   } catch (thrown) {
     if (thrown instanceof CommanderError && HELP_CODES.has(thrown.code)) return 0;
-    // loaded only on the error path: `--help` and a successful run never need them
-    const [{ jsonErrorDocument, toSvcError }, { formatErrorForHumans }, { UsageError }, colour] =
-      await Promise.all([
-        import("./errors/format.js"),
-        import("./io/error-lines.js"),
-        import("./errors/usage-error.js"),
-        import("./io/colour.js"),
-      ]);
     const at = commandAt(program, args);
     let err: unknown = thrown;
     if (thrown instanceof CommanderError) {
@@ -74,8 +70,8 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     if (globals.json) {
       ctx.io.stderr.write(`${JSON.stringify(jsonErrorDocument(svcError, hints))}\n`);
     } else {
-      await colour.loadColour();
-      const chalk = colour.colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
+      await loadColour();
+      const chalk = colourFor(ctx.io.stderrIsTTY, ctx.env, !globals.color);
       ctx.io.stderr.write(`${formatErrorForHumans(svcError, chalk, globals.verbose, hints)}\n`);
     }
     return svcError.exitCode;

@@ -15,6 +15,7 @@ import { packCommand } from "./commands/pack/index.js";
 import { packsCommand } from "./commands/packs/index.js";
 import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
+import { UsageError } from "./errors/usage-error.js";
 import { loadColour } from "./io/colour.js";
 import { durationSeconds } from "./pacing/units.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
@@ -27,7 +28,6 @@ import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
 async function checkMaxDuration(cmd: Command): Promise<void> {
   const text = cmd.optsWithGlobals<{ maxDuration?: string }>().maxDuration;
   if (text === undefined || durationSeconds(text) !== undefined) return;
-  const { UsageError } = await import("./errors/usage-error.js");
   throw new UsageError(`--max-duration: ${JSON.stringify(text)} is not a duration`, {
     code: "invalid_max_duration",
   });

@@ -1,8 +1,9 @@
-import type { ResolvedApiKey } from "./config/api-key.js";
-import type { ResolvedBaseUrl } from "./config/base-url.js";
+import { type ResolvedApiKey, resolveApiKey, withKeySource } from "./config/api-key.js";
+import { describeSource, type ResolvedBaseUrl, resolveBaseUrl } from "./config/base-url.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
 import type { HintContext } from "./errors/codes.js";
+import { UsageError } from "./errors/usage-error.js";
 import type { HttpClient } from "./http/client.js";
 import type { NetworkSettings } from "./http/dispatcher.js";
 import { colourFor } from "./io/colour.js";
@@ -11,6 +12,7 @@ import type { FileProgress } from "./io/progress.js";
 import { createReporter, type Reporter } from "./io/reporter.js";
 import { terminalText } from "./io/terminal-text.js";
 import { Deadline } from "./pacing/deadline.js";
+import { rateBytesPerSecond as parseRate } from "./pacing/units.js";
 import type { RunPacingSettings, Services } from "./services.js";
 
 /** The global options (cli-contract "Commands"), after parsing. */
@@ -112,7 +114,6 @@ export class Session {
   /** The service address by precedence flag > env > config. Throws UsageError (exit 2). */
   async baseUrl(): Promise<ResolvedBaseUrl> {
     if (!this.#baseUrl) {
-      const { resolveBaseUrl } = await import("./config/base-url.js");
       const fromConfig =
         this.globals.baseUrl || this.ctx.env.SVC_BASE_URL
           ? undefined
@@ -128,7 +129,6 @@ export class Session {
 
   /** The API key for the service origin: `SVC_API_KEY`, else the stored one. Throws `no_api_key` (exit 3). */
   async apiKey(): Promise<ResolvedApiKey> {
-    const { resolveApiKey } = await import("./config/api-key.js");
     const origin = (await this.baseUrl()).url.origin;
     const env = this.ctx.env.SVC_API_KEY;
     const stored = env?.trim() ? undefined : (await this.config()).getKey(origin);
@@ -159,12 +159,8 @@ export class Session {
     const id = `${resolved?.source ?? "given"}:${key ?? ""}`;
     const cached = this.#services.get(id);
     if (cached) return cached;
-    const [{ createServices }, { withKeySource }] = await Promise.all([
-      import("./services.js"),
-      import("./config/api-key.js"),
-    ]);
+    const { createServices } = await import("./services.js");
     const { url, source } = await this.baseUrl();
-    const { describeSource } = await import("./config/base-url.js");
     const services = createServices({
       baseUrl: url,
       baseUrlSource: describeSource(source),
@@ -200,11 +196,7 @@ export class Session {
       (await this.config()).get("limit-rate");
     let rateBytesPerSecond: number | undefined;
     if (rateText !== undefined) {
-      const [{ rateBytesPerSecond: parse }, { UsageError }] = await Promise.all([
-        import("./pacing/units.js"),
-        import("./errors/usage-error.js"),
-      ]);
-      rateBytesPerSecond = parse(rateText);
+      rateBytesPerSecond = parseRate(rateText);
       if (rateBytesPerSecond === undefined) {
         const from =
           this.globals.limitRate !== undefined

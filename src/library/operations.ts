@@ -4,9 +4,12 @@ import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallDocument, InstallItemResult } from "../install/types.js";
 import type { GetJsonDocument } from "../model.js";
+import { validateSlug } from "../outdir/names.js";
+import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
 import type { Services } from "../services.js";
 import { DEFAULT_MAX_DELETE } from "../sync/prune.js";
+import { syncDocument } from "../sync/summary.js";
 import type { SyncDocument, SyncItemResult } from "../sync/types.js";
 import { progressFor } from "./progress.js";
 import type {
@@ -49,7 +52,6 @@ export function downloadOne(
 ): Promise<GetJsonDocument> {
   return ctx.call(opts, async (services, deadline) => {
     deadline?.check();
-    const { validateSlug } = await import("../outdir/names.js");
     validateSlug(slug, `${kind} slug`);
     const fetcher = createItemFetcher({
       services: async () => services(),
@@ -57,7 +59,6 @@ export function downloadOne(
       ...(ctx.options.onNotice ? { onNotice: ctx.options.onNotice } : {}),
     });
     const edition = kind === "pack" ? (opts.edition ?? "standard") : null;
-    const { OutputDir } = await import("../outdir/output-dir.js");
     const dir = absolute(opts.dir);
     // a report or metrics file holds the one-slug run document, as `pack get --report` writes
     const sinks = { file: opts.report, metrics: opts.metrics, command: `${kind} get`, dir };
@@ -97,7 +98,6 @@ export function syncDir(
     const head = { dir: abs };
     const sinks = { ...runSinks(opts), command: "packs sync", dir: abs, head };
     const doc = await withRun(sinks, ctx.options.onNotice, async (run) => {
-      const { syncDocument } = await import("../sync/summary.js");
       let filtered = 0;
       run.describe({
         document: (items: SyncItemResult[]) =>
