@@ -34,7 +34,7 @@ const ZIP_TAIL = 22 + 0xffff;
  * transport, retries, Range resume within the run) into a stdout sink: no partial file, no
  * state, no lock, `out`'s backpressure honoured (the socket pauses). Nothing is written until
  * the leading bytes pass the format check (an HTML error page never reaches stdout); the
- * SHA-256 is computed as for a file. A resume must continue the same bytes (a 206 of the same
+ * SHA-256 is computed from the copy of the bytes handed to `out`. A resume must continue the same bytes (a 206 of the same
  * ETag); anything else fails, since bytes already written cannot be taken back. At the end the
  * size (and for ZIP the end-of-central-directory record) is checked: a failure exits 7
  * `corrupt_download`. Returns the result with `path` "-". Throws as {@link downloadItem}.
@@ -110,17 +110,19 @@ class StreamSink implements DownloadSink<DownloadResult> {
       out = this.#head;
       this.#head = Buffer.alloc(0);
     }
-    this.#hash.update(out);
+    // stdout keeps what it is given and body chunks are borrowed (src/http/response-body.ts):
+    // the bytes are copied first, and the copy is what is hashed and handed over
+    const owned = out === chunk ? Buffer.from(out) : out;
+    this.#hash.update(owned);
     if (
       this.#format === "zip" &&
-      (this.#total === undefined || this.#written + out.length > this.#total - ZIP_TAIL)
+      (this.#total === undefined || this.#written + owned.length > this.#total - ZIP_TAIL)
     ) {
-      this.#tail = keepTail(this.#tail, out);
+      this.#tail = keepTail(this.#tail, owned);
     }
-    this.#written += out.length;
-    this.#opts.progress.advance(out.length);
-    // a stream keeps what it is given, and body chunks are borrowed (src/http/response-body.ts)
-    if (this.#opts.out.write(out === chunk ? Buffer.from(out) : out)) return undefined;
+    this.#written += owned.length;
+    this.#opts.progress.advance(owned.length);
+    if (this.#opts.out.write(owned)) return undefined;
     return drained(this.#opts.out, this.#signal);
   }
 

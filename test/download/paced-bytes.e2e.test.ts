@@ -9,14 +9,15 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MockService, startMockService } from "../../src/mock-server/index.js";
-import type { Clock } from "../../src/model.js";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Faults, type MockService, startMockService } from "../../src/mock-server/index.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
 import { envFor, tempDir } from "../helpers/download.js";
 import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
+import { startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
+import { runOnTurningClock } from "../helpers/turning-clock.js";
 
 const PACK = "desert-rocks";
 const PACK_BYTES = 4 * 1024 * 1024;
@@ -31,7 +32,12 @@ beforeAll(async () => {
   const made = makeSelfSignedCert(["IP:127.0.0.1"]);
   if (!made) throw new Error("openssl is needed for the private CA");
   cert = made;
-  mock = await startMockService({ quiet: true, packSize: PACK_BYTES });
+  const many = { quota: 100_000, windowSeconds: 60 }; // dozens of downloads in this file
+  mock = await startMockService({
+    quiet: true,
+    packSize: PACK_BYTES,
+    limits: { download: many, read: many },
+  });
   registerSecret(mock.apiKey);
   ({ api, cdn } = await startTlsFronts(mock, cert));
   const plain = await runCli(["pack", "get", PACK, "-o", "-"], { env: envFor(mock) });
@@ -66,34 +72,6 @@ function firstDifference(got: Buffer): number {
 
 const sha256 = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 
-/** One turn of the event loop, I/O poll included (two check phases apart). */
-const turn = (): Promise<void> =>
-  new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-
-/** A clock whose sleeps move time on and end one event-loop turn later (sockets are read). */
-function turningClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    sleep: async (ms, signal) => {
-      signal?.throwIfAborted();
-      now += ms;
-      await turn();
-    },
-  };
-}
-
-/** Runs the CLI in-process on {@link turningClock}: exit code and stdout's bytes. */
-async function runPaced(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: Buffer; stdoutText: string; stderr: string }> {
-  const { main } = await import("../../src/cli.js");
-  const t = testContext({ env });
-  const code = await main(args, { ...t.ctx, clock: turningClock() });
-  return { code, stdout: t.stdout.bytes, stdoutText: t.stdout.text, stderr: t.stderr.text };
-}
-
 describe("paced downloads keep exactly the served bytes", () => {
   it("the served pack is the one the mock describes", async () => {
     const info = await mock.fileInfo({ kind: "pack", slug: PACK });
@@ -106,7 +84,7 @@ describe("paced downloads keep exactly the served bytes", () => {
       it(`pack get -o DIR --limit-rate ${rate} over ${protocol}: the file and its record are the served bytes`, async () => {
         const { env, args } = envOver(protocol);
         const dir = tempDir();
-        const r = await runPaced(
+        const r = await runOnTurningClock(
           ["pack", "get", PACK, "-o", dir, "--limit-rate", rate, "--json", ...args],
           env,
         );
@@ -119,12 +97,105 @@ describe("paced downloads keep exactly the served bytes", () => {
 
     it(`pack get -o - --limit-rate 1M over ${protocol}: stdout is the served bytes`, async () => {
       const { env, args } = envOver(protocol);
-      const r = await runPaced(
+      const r = await runOnTurningClock(
         ["pack", "get", PACK, "-o", "-", "--limit-rate", "1M", ...args],
         env,
       );
       expect(r.code, r.stderr).toBe(0);
       expect(firstDifference(r.stdout)).toBe(-1);
     });
+  }
+});
+
+describe("every path where a borrowed buffer could be held keeps the served bytes", () => {
+  beforeEach(() => mock.set({ faults: {} }));
+  afterAll(() => mock.set({ faults: {} }));
+
+  const cases: [string, Faults][] = [
+    [
+      "a body cut part-way and resumed with Range",
+      { dropAfterBytes: { bytes: 1_500_001, count: 1 } },
+    ],
+    ["a 503 from the CDN, retried", { serverError: { count: 1, origin: "cdn", status: 503 } }],
+    ["odd write sizes from the CDN", { chunkSizes: [1, 4093, 65_537] }],
+    [
+      "a cut body whose resume is refused (416), started over",
+      { dropAfterBytes: { bytes: 700_001, count: 1 }, rangeNotSatisfiable: { count: 1 } },
+    ],
+  ];
+  for (const protocol of ["http", "https"] as const) {
+    for (const rate of [undefined, "1M"]) {
+      for (const [what, faults] of cases) {
+        it(`${what} over ${protocol}, ${rate ? `--limit-rate ${rate}` : "unpaced"}`, async () => {
+          mock.set({ faults });
+          const { env, args } = envOver(protocol);
+          const dir = tempDir();
+          const limit = rate ? ["--limit-rate", rate] : [];
+          const r = await runOnTurningClock(
+            ["pack", "get", PACK, "-o", dir, "--json", ...limit, ...args],
+            env,
+          );
+          expect(r.code, r.stderr).toBe(0);
+          expect(firstDifference(readFileSync(join(dir, `${PACK}.zip`)))).toBe(-1);
+          expect(r.stdoutText).toContain(sha256(served));
+        });
+      }
+    }
+  }
+
+  it("through a proxy (undici's body path instead of the fast path), --limit-rate 1M", async () => {
+    const proxy = await startForwardProxy();
+    try {
+      const dir = tempDir();
+      const r = await runOnTurningClock(
+        ["pack", "get", PACK, "-o", dir, "--json", "--limit-rate", "1M"],
+        { ...envFor(mock), HTTP_PROXY: proxy.url },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(proxy.connects).toContain(new URL(mock.cdnUrl).host); // the CDN went through it
+      expect(firstDifference(readFileSync(join(dir, `${PACK}.zip`)))).toBe(-1);
+      expect(r.stdoutText).toContain(sha256(served));
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+/**
+ * A slow stdout that keeps every chunk it is given (as a pipe's consumer may): a small buffer,
+ * each write acknowledged one event-loop turn later, so svc-dl waits for it to drain.
+ */
+class SlowKeepingStdout extends Writable {
+  readonly kept: Buffer[] = [];
+  drains = 0;
+  constructor() {
+    super({ highWaterMark: 16 * 1024 });
+    this.on("drain", () => {
+      this.drains += 1;
+    });
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.kept.push(chunk);
+    setImmediate(() => setImmediate(() => done()));
+  }
+}
+
+describe("-o - into a slow consumer that keeps what it is given", () => {
+  for (const protocol of ["http", "https"] as const) {
+    for (const rate of [undefined, "1M"]) {
+      it(`over ${protocol}, ${rate ? `--limit-rate ${rate}` : "unpaced"}: stdout is the served bytes`, async () => {
+        const { env, args } = envOver(protocol);
+        const out = new SlowKeepingStdout();
+        const limit = rate ? ["--limit-rate", rate] : [];
+        const r = await runOnTurningClock(
+          ["pack", "get", PACK, "-o", "-", ...limit, ...args],
+          env,
+          out,
+        );
+        expect(r.code, r.stderr).toBe(0);
+        expect(out.drains).toBeGreaterThan(0); // the consumer did hold svc-dl back
+        expect(firstDifference(Buffer.concat(out.kept))).toBe(-1);
+      });
+    }
   }
 });
