@@ -56,13 +56,15 @@ export function stepSummaryMarkdown(facts: StepSummaryFacts): string {
       `Stopped: \`${markdownCell(doc.error.code)}\` ${markdownCell(doc.error.message)}`,
     );
   }
-  const failed = doc.items.filter((i) => i.status === "failed");
+  // a lock mismatch is named too: the reader must know which item to update (cli-contract "Manifest, lock and cache")
+  const failed = doc.items.filter((i) => i.status === "failed" || i.status === "lock-mismatch");
   if (failed.length > 0) {
-    lines.push("", "| failed item | code | request id |", "|---|---|---|");
+    lines.push("", "| failed or mismatched item | code | request id |", "|---|---|---|");
     for (const item of failed.slice(0, MAX_FAILURES)) {
       const e = item.error;
+      const code = e?.code ?? (item.status === "lock-mismatch" ? "lock_mismatch" : "");
       lines.push(
-        `| ${markdownCell(String(item.slug ?? ""))} | ${markdownCell(e?.code ?? "")} | ${markdownCell(e?.request_id ?? "")} |`,
+        `| ${markdownCell(String(item.slug ?? ""))} | ${markdownCell(code)} | ${markdownCell(e?.request_id ?? "")} |`,
       );
     }
     if (failed.length > MAX_FAILURES) lines.push("", `and ${failed.length - MAX_FAILURES} more`);
