@@ -1,37 +1,72 @@
 #!/usr/bin/env node
 /**
- * Writes into DIR a package.json and a package-lock.json that install esbuild exactly as the
- * action's lock pins it: its entry and its platform packages (`@esbuild/*`), with their
- * resolved URLs and integrity hashes copied from LOCK, so `npm ci` in DIR installs the one
- * build tool the action needs and nothing the lock does not name (scripts/action/build.sh).
+ * Writes into DIR a package.json and a package-lock.json that install exactly what building
+ * svc-dl needs, as the action's lock pins it (scripts/action/build.sh): every package of the
+ * lock that a top-level dependency other than the test, lint and type-check tools
+ * ({@link NOT_FOR_THE_BUILD}) reaches, with the resolved URLs and integrity hashes of LOCK, at
+ * the same paths. A new dependency is therefore installed unless it is named here as a tool.
  *
  * Usage: node scripts/action/build-tools.js LOCK DIR
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** Top-level dev dependencies the build never loads: the checker, tests and type declarations. */
+export const NOT_FOR_THE_BUILD = [
+  /^@biomejs\//,
+  /^@types\//,
+  /^@xterm\//,
+  /^typescript$/,
+  /^vitest$/,
+  /^yaml$/,
+  /^parse-prometheus-text-format$/,
+];
+
+/** Where npm finds `name` for the package at `from` (a lock path): nearest node_modules up. */
+function resolveIn(packages, from, name) {
+  let at = from;
+  for (;;) {
+    const candidate = `${at === "" ? "" : `${at}/`}node_modules/${name}`;
+    if (packages[candidate]) return candidate;
+    if (at === "") return undefined;
+    const cut = at.lastIndexOf("/node_modules/");
+    at = cut < 0 ? "" : at.slice(0, cut);
+  }
+}
+
 /**
- * The package.json and package-lock.json (lockfileVersion 3) of a project depending only on
- * esbuild, from the parsed lock `lock`. Throws when the lock has no esbuild.
+ * The package.json and package-lock.json (lockfileVersion 3) of a project whose dependencies
+ * are the build's, from the parsed lock `lock` (its root's dependencies and devDependencies
+ * less {@link NOT_FOR_THE_BUILD}). Throws when the lock has no esbuild.
  */
 export function buildToolsProject(lock) {
-  const esbuild = lock.packages?.["node_modules/esbuild"];
-  if (!esbuild?.version) throw new Error("the lock names no esbuild");
-  const dependencies = { esbuild: esbuild.version };
+  const root = lock.packages[""] ?? {};
+  const all = { ...root.dependencies, ...root.devDependencies };
+  const dependencies = Object.fromEntries(
+    Object.entries(all).filter(([name]) => !NOT_FOR_THE_BUILD.some((re) => re.test(name))),
+  );
+  if (!dependencies.esbuild) throw new Error("the lock names no esbuild");
+  const kept = new Set();
+  const queue = Object.keys(dependencies).map((name) => resolveIn(lock.packages, "", name));
+  while (queue.length > 0) {
+    const path = queue.pop();
+    if (path === undefined || kept.has(path)) continue;
+    kept.add(path);
+    const entry = lock.packages[path];
+    const needs = {
+      ...entry.dependencies,
+      ...entry.optionalDependencies,
+      ...entry.peerDependencies,
+    };
+    for (const name of Object.keys(needs)) queue.push(resolveIn(lock.packages, path, name));
+  }
   const packages = { "": { name: "svc-dl-build-tools", dependencies } };
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === "node_modules/esbuild" || path.startsWith("node_modules/@esbuild/")) {
-      const { dev: _dev, devOptional: _devOptional, ...kept } = entry;
-      packages[path] = kept;
-    }
+  for (const path of [...kept].sort()) {
+    const { dev: _dev, devOptional: _devOptional, ...entry } = lock.packages[path];
+    packages[path] = entry;
   }
   const manifest = { name: "svc-dl-build-tools", private: true, dependencies };
-  const lockfile = {
-    name: "svc-dl-build-tools",
-    lockfileVersion: 3,
-    requires: true,
-    packages,
-  };
+  const lockfile = { name: "svc-dl-build-tools", lockfileVersion: 3, requires: true, packages };
   return { manifest, lockfile };
 }
 
