@@ -32,6 +32,7 @@ import { constants as http2Constants } from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, version as esbuildVersion } from "esbuild";
+import { PROGRAM_EXTERNALS } from "./program-externals.js";
 import { inlinedPackageDirs, writeSbom } from "./sbom.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -50,6 +51,7 @@ const BUNDLES = [
     outdir: "dist",
     entryPoints: ["src/cli.ts", "src/context.ts"],
     packages: "bundle",
+    external: PROGRAM_EXTERNALS,
     // Inlined CommonJS packages call require() for Node's built-ins: give ESM chunks one.
     banner: {
       js: `// Includes npm packages; their licences: THIRD-PARTY-LICENSES.txt

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Dispatcher } from "undici";
+import { type Keyring, osKeyring } from "./config/keyring.js";
 import { InterruptedError } from "./errors/interrupted-error.js";
 import type { IOStreams } from "./io/streams.js";
 import type { Clock } from "./model.js";
@@ -29,6 +30,12 @@ export interface Context {
    * not closed at the end of the run.
    */
   readonly dispatcher?: Dispatcher;
+  /**
+   * The OS keyring `auth login` stores keys in and later runs read them from (config/keyring.ts);
+   * none (the config file only) when absent. `systemContext()` gives the real one; tests give
+   * none, or a real Secret Service in a child process of their own.
+   */
+  readonly keyring?: Keyring;
   /** Called by `main()` once the run has ended (its exit code decided). */
   readonly ended?: () => void;
 }
@@ -94,5 +101,6 @@ export function systemContext(): Context {
     cwd: process.cwd(),
     version: packageVersion(),
     signal: controller.signal,
+    keyring: osKeyring(process.platform, process.env),
   };
 }

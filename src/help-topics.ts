@@ -31,7 +31,12 @@ function exitCodesTopic(): string {
 const ENVIRONMENT_TOPIC = `Environment variables read by svc-dl (a flag wins over a variable, a variable over the config file):
 
   SVC_BASE_URL          service address (--base-url; config base-url)
-  SVC_API_KEY           API key; wins over the key stored by \`svc-dl auth login\`
+  SVC_API_KEY           API key; wins over every other source of the key
+  SVC_API_KEY_FILE      a file holding the API key (yours, mode 0600, not a symlink)
+  CREDENTIALS_DIRECTORY systemd's credentials directory: the key in its file svc-api-key
+                        (LoadCredential=svc-api-key:FILE); after SVC_API_KEY_FILE
+  DBUS_SESSION_BUS_ADDRESS
+                        the D-Bus session of the OS keyring (Linux) that \`auth login\` uses
   SVC_LICENSE_KEY       license key for \`svc-dl legacy get\`
   SVC_DL_CONFIG_DIR     config directory (default: the OS config directory)
   SVC_DL_CACHE_DIR      download cache of \`svc-dl install\` (default: the OS cache directory)

@@ -1,5 +1,6 @@
-import { type ResolvedApiKey, resolveApiKey, withKeySource } from "./config/api-key.js";
+import { type ResolvedApiKey, withKeySource } from "./config/api-key.js";
 import { describeSource, type ResolvedBaseUrl, resolveBaseUrl } from "./config/base-url.js";
+import { findApiKey } from "./config/credentials.js";
 import type { ConfigStore } from "./config/store.js";
 import type { Context } from "./context.js";
 import type { HintContext } from "./errors/codes.js";
@@ -63,6 +64,7 @@ export class Session {
   readonly lines: StderrLines;
   #config: ConfigStore | undefined;
   #baseUrl: ResolvedBaseUrl | undefined;
+  #apiKey: Promise<ResolvedApiKey> | undefined;
   readonly #services = new Map<string, Services>();
   /**
    * Put before each stderr line of a plain log (cli-contract "Plain logs carry time"); set by
@@ -127,12 +129,12 @@ export class Session {
     return this.#baseUrl;
   }
 
-  /** The API key for the service origin: `SVC_API_KEY`, else the stored one. Throws `no_api_key` (exit 3). */
+  /** The API key (config/credentials.ts `findApiKey`), resolved once per run; throws as it does. */
   async apiKey(): Promise<ResolvedApiKey> {
-    const origin = (await this.baseUrl()).url.origin;
-    const env = this.ctx.env.SVC_API_KEY;
-    const stored = env?.trim() ? undefined : (await this.config()).getKey(origin);
-    return resolveApiKey({ env, stored, origin });
+    this.#apiKey ??= this.baseUrl().then((b) =>
+      findApiKey({ ...this.ctx, origin: b.url.origin, config: () => this.config() }),
+    );
+    return this.#apiKey;
   }
 
   /**
@@ -141,7 +143,7 @@ export class Session {
    * `apiKey` overrides the configured key (`auth login` checks a new key before storing it).
    * One client per distinct key choice, so later options are never ignored. A keyless client
    * asked to authenticate throws SvcError `no_api_key` (exit 3). A refusal of the configured key
-   * says where it came from (SVC_API_KEY or the config file, see `withKeySource`).
+   * says where it came from (see `withKeySource`).
    */
   async http(opts: { needsKey?: boolean; apiKey?: string } = {}): Promise<HttpClient> {
     return (await this.services(opts)).http;
@@ -174,8 +176,7 @@ export class Session {
       onNotice: (line) => this.reporter.info(line),
       ...(resolved
         ? {
-            explainApiError: (err) =>
-              withKeySource(err, { source: resolved.source, origin: url.origin }),
+            explainApiError: (err) => withKeySource(err, { ...resolved, origin: url.origin }),
           }
         : {}),
     });

@@ -91,3 +91,19 @@ describe("honest installation", () => {
     }
   });
 });
+
+describe("the program's external packages", () => {
+  it("every package the program bundle leaves external is a run-time dependency", async () => {
+    const { PROGRAM_EXTERNALS } = (await import(join(root, "scripts", "program-externals.js"))) as {
+      PROGRAM_EXTERNALS: string[];
+    };
+    const deps =
+      (
+        JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+          dependencies?: Record<string, string>;
+        }
+      ).dependencies ?? {};
+    expect(PROGRAM_EXTERNALS.length).toBeGreaterThan(0);
+    for (const name of PROGRAM_EXTERNALS) expect(Object.keys(deps)).toContain(name);
+  });
+});

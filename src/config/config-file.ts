@@ -11,9 +11,10 @@ import {
 } from "../io/safe-fs.js";
 import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
+import type { KeyRecords } from "./key-records.js";
 
 /** What the config file holds. Keys are stored per service origin (cli-contract "Configuration"). */
-export interface ConfigSchema {
+export interface ConfigSchema extends KeyRecords {
   /** The service address (`{base_url}` of the spec, without `/api`). */
   "base-url"?: string;
   /** Proxy for every request (`http://host:port`), below `--proxy` and the proxy env vars. */
@@ -22,10 +23,6 @@ export interface ConfigSchema {
   "ca-file"?: string;
   /** Bytes per second for every download (`500K`, `5M`), below `--limit-rate` and `SVC_DL_LIMIT_RATE`. */
   "limit-rate"?: string;
-  /** API keys by service origin (`https://host:port`). */
-  keys?: Record<string, string>;
-  /** The service's `preview` of each stored key, by origin, as `auth login` received it. */
-  previews?: Record<string, string>;
 }
 
 /** Mode of the config file: owner read/write only (cli-contract "Configuration"). */
@@ -53,6 +50,7 @@ export function readConfig(path: string): ConfigSchema {
     "limit-rate": z.optional(z.string()),
     keys: z.optional(z.record(z.string(), z.string())),
     previews: z.optional(z.record(z.string(), z.unknown())),
+    "key-storage": z.optional(z.record(z.string(), z.unknown())),
   }) as z.ZodMiniType<ConfigSchema>;
   const parsed = configSchema.safeParse(json.value);
   if (!parsed.success) {

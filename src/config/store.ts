@@ -10,6 +10,13 @@ import {
   openPrivateDir,
   readConfig,
 } from "./config-file.js";
+import {
+  type KeyLocation,
+  keyFieldsWithout,
+  keyLocation,
+  keyOrigins,
+  ownString,
+} from "./key-records.js";
 import type { SettableKey } from "./settable-keys.js";
 
 export { type ConfigSchema, checkConfigSafety, configDirFrom } from "./config-file.js";
@@ -59,55 +66,44 @@ export class ConfigStore {
     return had;
   }
 
-  /** The stored API key for a service origin, or undefined. */
+  /** The API key stored in the file for a service origin, or undefined. */
   getKey(origin: string): string | undefined {
-    return Object.hasOwn(this.#data.keys ?? {}, origin) ? this.#data.keys?.[origin] : undefined;
+    return ownString(this.#data.keys, origin);
+  }
+
+  /** Where the key of a service origin is stored: the OS keyring, this file, or nowhere. */
+  keyLocation(origin: string): KeyLocation | undefined {
+    return keyLocation(this.#data, origin);
   }
 
   /** The service's `preview` of the key stored for a service origin, when login recorded one. */
   getPreview(origin: string): string | undefined {
-    return this.#previews()[origin];
+    return ownString(this.#data.previews, origin);
   }
 
   /**
-   * Stores the API key for a service origin (replacing any previous one), with the service's
-   * `preview` of it when known (shown by `config list`).
+   * Records the key of a service origin, replacing any previous record of it: the key itself in
+   * this file (`where` "config"), or only the mark that the OS keyring holds it ("keyring"),
+   * with the service's `preview` when known (shown by `config list` and `auth status`).
    */
-  async setKey(origin: string, key: string, preview?: string): Promise<void> {
-    const keys = { ...this.#data.keys, [origin]: key };
-    const previews = this.#previewsWithout(origin);
-    if (preview !== undefined) previews[origin] = preview;
-    await this.#write((conf) => conf.set({ keys, previews }));
+  async setKey(origin: string, key: string, preview?: string, where: KeyLocation = "config") {
+    const next = keyFieldsWithout(this.#data, origin);
+    if (where === "config") next.keys[origin] = key;
+    else next["key-storage"][origin] = "keyring";
+    if (preview !== undefined) next.previews[origin] = preview;
+    await this.#write((conf) => conf.set(next));
   }
 
-  /** Deletes the stored key (and its preview) of a service origin; returns whether one was stored. */
+  /** Deletes the record (key or keyring mark, and preview) of an origin; returns whether there was one. */
   async deleteKey(origin: string): Promise<boolean> {
-    const keys = { ...this.#data.keys };
-    if (!Object.hasOwn(keys, origin)) return false;
-    delete keys[origin];
-    const previews = this.#previewsWithout(origin);
-    await this.#write((conf) => conf.set({ keys, previews }));
+    if (this.keyLocation(origin) === undefined) return false;
+    await this.#write((conf) => conf.set(keyFieldsWithout(this.#data, origin)));
     return true;
   }
 
-  #previewsWithout(origin: string): Record<string, string> {
-    const previews = this.#previews();
-    delete previews[origin];
-    return previews;
-  }
-
-  /** The stored previews (a copy); entries that are not strings are dropped (the file is untrusted). */
-  #previews(): Record<string, string> {
-    const previews: Record<string, string> = {};
-    for (const [origin, preview] of Object.entries(this.#data.previews ?? {})) {
-      if (typeof preview === "string") previews[origin] = preview;
-    }
-    return previews;
-  }
-
-  /** Origins that have a stored key (never the keys themselves). */
+  /** Origins that have a stored key, in this file or in the keyring (never the keys themselves). */
   keyOrigins(): string[] {
-    return Object.keys(this.#data.keys ?? {});
+    return keyOrigins(this.#data);
   }
 
   /**

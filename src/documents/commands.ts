@@ -28,22 +28,24 @@ export const WhoamiDocumentSchema = z.looseObject({
 /** `auth status --json` (cli-contract "auth status"). */
 export const AuthStatusDocumentSchema = z.strictObject({
   origin: z.url(),
-  source: z.enum(["env", "config"]),
+  source: z.enum(["env", "file", "systemd-credential", "keyring", "config"]),
   account,
   key: keyRecord,
 });
 
-/** `auth login --json`. */
+/** `auth login --json`; `storage`: where the key was stored (the OS keyring or the config file). */
 export const LoginDocumentSchema = z.strictObject({
   origin: z.url(),
   account,
   key: keyRecord,
+  storage: z.enum(["keyring", "config"]),
 });
 
-/** `auth logout --json`. */
+/** `auth logout --json`; `from`: the places the key was removed from. */
 export const LogoutDocumentSchema = z.strictObject({
   origin: z.url(),
   removed: z.boolean(),
+  from: z.array(z.enum(["keyring", "config"])),
 });
 
 /** `packs list --json`: the Pack objects as received. */

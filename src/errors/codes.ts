@@ -367,7 +367,11 @@ export const CODES = {
   ),
   no_api_key: account(
     ExitCode.auth,
-    `Set SVC_API_KEY or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
+    `Set SVC_API_KEY (or SVC_API_KEY_FILE to a file holding it) or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
+  ),
+  keyring_unavailable: account(
+    ExitCode.auth,
+    "The key was stored in the OS keyring, which cannot be reached here (no D-Bus session, as under cron or a system service): give the key with SVC_API_KEY_FILE (or the systemd credential svc-api-key), or run `svc-dl auth login --insecure-storage` to keep it in the config file.",
   ),
 
   // --- the local file system ---
@@ -404,6 +408,9 @@ export const CODES = {
   ),
   config_unreadable: local("Check the config file's permissions (`svc-dl config path`)."),
   config_invalid: config("Fix or delete the config file (`svc-dl config path`)."),
+  unsafe_key_file: local(
+    "The key file must be a regular file of your own that only you can read (chmod 600 FILE), not a symlink; fix it or point SVC_API_KEY_FILE at another.",
+  ),
   unsafe_config: local(
     "The config directory must be yours, not a symlink, and not writable by group or others (chmod 700); `svc-dl config path` names it.",
   ),

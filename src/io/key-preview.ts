@@ -27,7 +27,24 @@ export function storedKeyPreview(value: string, preview: string | undefined): st
   return fits ? keyPreview({ preview: shown }) : keyPreview({ value });
 }
 
-/** Where the key in use comes from, for humans: `SVC_API_KEY (environment)` or `config file`. */
-export function keySourceLabel(source: "env" | "config"): string {
-  return source === "env" ? "SVC_API_KEY (environment)" : "config file";
+/**
+ * Where the key in use comes from, for humans: `SVC_API_KEY (environment)`,
+ * `SVC_API_KEY_FILE (/path)`, `systemd credential (/path)`, `OS keyring` or `config file`.
+ */
+export function keySourceLabel(key: {
+  source: "env" | "file" | "systemd-credential" | "keyring" | "config";
+  path?: string | undefined;
+}): string {
+  switch (key.source) {
+    case "env":
+      return "SVC_API_KEY (environment)";
+    case "file":
+      return `SVC_API_KEY_FILE (${key.path ?? "?"})`;
+    case "systemd-credential":
+      return `systemd credential (${key.path ?? "?"})`;
+    case "keyring":
+      return "OS keyring";
+    default:
+      return "config file";
+  }
 }

@@ -380,6 +380,18 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
     chmodSync(env.SVC_DL_CONFIG_DIR, 0o700);
     await succeeds(["config", "get", "base-url"], { env });
   },
+  unsafe_key_file: async () => {
+    // "The key file must be a regular file of your own that only you can read (chmod 600 FILE)"
+    const { env } = world();
+    const file = join(tempDir(), "svc-api-key");
+    writeFileSync(file, env.SVC_API_KEY ?? "");
+    chmodSync(file, 0o644);
+    const keyless = { ...env, SVC_API_KEY: undefined, SVC_API_KEY_FILE: file };
+    const hint = await hintOf(["whoami"], { env: keyless }, "unsafe_key_file");
+    expect(hint).toContain("chmod 600");
+    chmodSync(file, 0o600);
+    await succeeds(["whoami"], { env: keyless });
+  },
   unsafe_state_dir: async () => {
     const opts = world();
     const dir = tempDir();
@@ -490,6 +502,8 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   config_invalid: "test/errors/hint-source.test.ts: the hint names the config file",
   unsafe_output_path:
     "test/run/special-outputs.e2e.test.ts: the FIFO at --report moved away, the same sync succeeds",
+  keyring_unavailable:
+    "test/commands/auth/key-sources.test.ts: with the key in SVC_API_KEY_FILE the same run succeeds",
 };
 
 /** Codes whose hint cannot change the outcome from the user's side, and why. */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Dispatcher } from "undici";
+import type { Keyring } from "../../src/config/keyring.js";
 import type { ManualClock } from "./clock.js";
 import { tempConfigDir } from "./context.js";
 
@@ -58,6 +59,8 @@ export interface RunCliOptions extends CommonOptions {
   columns?: number;
   /** The HTTP transport (an undici MockAgent of stubs); default a real one per run. */
   dispatcher?: Dispatcher;
+  /** The OS keyring of an in-process run (none: keys go to the config file). */
+  keyring?: Keyring;
 }
 
 /** Options of {@link launchCli} and {@link spawnCli}. */
@@ -95,15 +98,27 @@ export function assertNoSecrets(text: string, where: string): void {
 let testCacheHome: string | undefined;
 
 /**
- * The environment a CLI run starts from: this process's, without SVC_* values, NO_COLOR and
- * FORCE_COLOR, with a fresh temp SVC_DL_CONFIG_DIR and this test process's temp XDG_CACHE_HOME,
+ * Variables a test run never inherits: colour switches, and what would reach the developer's
+ * own credentials (their D-Bus session, so a child's `auth login` never writes into their OS
+ * keyring; a systemd credentials directory).
+ */
+const ISOLATED = new Set([
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "CREDENTIALS_DIRECTORY",
+  "JOURNAL_STREAM",
+]);
+
+/**
+ * The environment a CLI run starts from: this process's, without SVC_* values and the
+ * {@link ISOLATED} ones, with a fresh temp SVC_DL_CONFIG_DIR and this test process's temp XDG_CACHE_HOME,
  * then `extra` (undefined deletes).
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith("SVC_") && k !== "NO_COLOR" && k !== "FORCE_COLOR")
-      env[k] = v;
+    if (v !== undefined && !k.startsWith("SVC_") && !ISOLATED.has(k)) env[k] = v;
   }
   env.SVC_DL_CONFIG_DIR = tempConfigDir();
   testCacheHome ??= mkdtempSync(join(tmpdir(), "svc-dl-test-cache-home-"));
@@ -158,6 +173,7 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     ...(opts.stderrIsTTY !== undefined ? { stderrIsTTY: opts.stderrIsTTY } : {}),
     ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    ...(opts.keyring ? { keyring: opts.keyring } : {}),
   });
   const timer = setTimeout(
     () => controller.abort(new InterruptedError("SIGINT")),
@@ -173,6 +189,14 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     stdoutBytes: stdout.bytes,
     stderrWrites: stderr.chunks.map((c) => c.toString("utf8")),
   };
+}
+
+/**
+ * The command line that runs `svc-dl ...args` (`node bin/svc-dl.js …`), for a test whose own
+ * launcher must wrap it (a D-Bus session, a shell script); prefer {@link launchCli}.
+ */
+export function cliArgv(args: string[]): string[] {
+  return [process.execPath, CLI_BIN, ...args];
 }
 
 /** A CLI process started by {@link launchCli}. */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import type { Dispatcher } from "undici";
+import type { Keyring } from "../../src/config/keyring.js";
 import type { Context } from "../../src/context.js";
 import type { Clock } from "../../src/model.js";
 import { type ManualClock, manualClock } from "./clock.js";
@@ -56,6 +57,8 @@ export interface TestContextOptions {
   version?: string;
   /** The HTTP transport (an undici MockAgent of stubs); default a real one per run. */
   dispatcher?: Dispatcher;
+  /** The OS keyring of the run (none: keys go to the config file). */
+  keyring?: Keyring;
 }
 
 /** A test Context and what it collects: see {@link testContext}. */
@@ -98,6 +101,7 @@ export function testContext(opts: TestContextOptions = {}): TestContext {
     signal: controller.signal,
     clock: instantClock(opts.clock ?? manualClock()),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    ...(opts.keyring ? { keyring: opts.keyring } : {}),
   };
   return { ctx, stdout, stderr, controller };
 }

@@ -1,5 +1,6 @@
 import { getMe } from "../../api/get-me.js";
 import { assertSendableKey } from "../../config/api-key.js";
+import { saveApiKey } from "../../config/credentials.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { keyPreview } from "../../io/key-preview.js";
 import { promptSecret, readSecretFromStream } from "../../io/secret.js";
@@ -9,6 +10,8 @@ import type { Session } from "../../session.js";
 export interface LoginOptions {
   /** Read the key from stdin (for scripts) instead of a hidden prompt. */
   withKey?: boolean;
+  /** Store the key in the config file even when an OS keyring is usable. */
+  insecureStorage?: boolean;
 }
 
 /**
@@ -42,11 +45,15 @@ export async function readKeyToLogin(session: Session, opts: LoginOptions): Prom
 }
 
 /**
- * `svc-dl auth login [--with-key]` (cli-contract): reads a key, refuses license keys locally,
- * checks the key with `GET /v1/me` (that key, not the stored or SVC_API_KEY one) and only then
- * stores it for the current service origin (config file 0600, directory 0700). Prints who is
- * logged in and the key's `preview` on stderr; with `--json`, `{origin, account, key}` on
- * stdout. On failure nothing is stored and the API's error (exit 3/4/6/7) is thrown.
+ * `svc-dl auth login [--with-key] [--insecure-storage]` (cli-contract "auth login" and
+ * "Credentials, schedules and offline runs"): reads a key, refuses license keys locally, checks
+ * the key with `GET /v1/me` (that key, not the stored or SVC_API_KEY one) and only then stores
+ * it for the current service origin: in the OS keyring when one is usable (the config file
+ * records only that, and the preview), else, after saying why on stderr, in the config file
+ * (0600, directory 0700); `--insecure-storage` chooses the file on purpose. Prints who is
+ * logged in, the key's `preview` and where it is kept on stderr; with `--json`,
+ * `{origin, account, key, storage}` on stdout. On failure nothing is stored and the API's error
+ * (exit 3/4/6/7) is thrown.
  */
 export async function runLogin(session: Session, opts: LoginOptions): Promise<void> {
   const { url } = await session.baseUrl();
@@ -54,21 +61,51 @@ export async function runLogin(session: Session, opts: LoginOptions): Promise<vo
   const client = await session.http({ apiKey: key });
   const { me } = await getMe(client);
   const config = await session.config();
-  await config.setKey(url.origin, key, me.key.preview);
+  const saved = await saveApiKey(config, {
+    origin: url.origin,
+    key,
+    preview: me.key.preview,
+    keyring: session.ctx.keyring,
+    insecureStorage: opts.insecureStorage === true,
+    onKeyringProblem: (problem) =>
+      session.reporter.warn(
+        "keyring_unavailable",
+        `the OS keyring cannot be used (${problem}); storing the key in the config file ${config.path} (mode 0600) instead (--insecure-storage chooses this without the warning).`,
+      ),
+  });
   if (session.globals.json) {
-    session.printJson({ origin: url.origin, account: me.account, key: me.key });
+    session.printJson({
+      origin: url.origin,
+      account: me.account,
+      key: me.key,
+      storage: saved.location,
+    });
   } else {
     session.reporter.info(
       `Logged in to ${url.origin} as ${me.account.name} <${me.account.email}> (${me.account.id}).`,
     );
+    const where = saved.location === "keyring" ? "the OS keyring" : config.path;
     session.reporter.info(
-      `Key ${me.key.name} (${keyPreview({ preview: me.key.preview })}) stored in ${config.path}.`,
+      `Key ${me.key.name} (${keyPreview({ preview: me.key.preview })}) stored in ${where}.`,
     );
   }
-  if (session.ctx.env.SVC_API_KEY?.trim()) {
+  warnOverridingSources(session);
+}
+
+/** Warns when a key source above the stored key (environment, key file) will keep being used. */
+export function warnOverridingSources(session: Session): void {
+  const env = session.ctx.env;
+  const over = env.SVC_API_KEY?.trim()
+    ? "SVC_API_KEY"
+    : env.SVC_API_KEY_FILE
+      ? "SVC_API_KEY_FILE"
+      : env.CREDENTIALS_DIRECTORY
+        ? "CREDENTIALS_DIRECTORY"
+        : undefined;
+  if (over) {
     session.reporter.warn(
       "env_overrides_config",
-      "SVC_API_KEY is set and takes precedence over the stored key; unset it to use the stored one.",
+      `${over} is set and takes precedence over the stored key; unset it to use the stored one.`,
     );
   }
 }

@@ -4,7 +4,7 @@ import type { Session } from "../../session.js";
 
 /**
  * `svc-dl auth status` (cli-contract "auth status"), like `gh auth status`: the service origin,
- * where the key comes from (`env` SVC_API_KEY or `config`), its preview, name, scopes,
+ * where the key comes from (`env`, `file`, `systemd-credential`, `keyring` or `config`), its preview, name, scopes,
  * created/last used, and the account e-mail, from one `GET /v1/me`. Human text on stdout;
  * `--json`: `{origin, source, account, key}`. Throws SvcError `no_api_key` (exit 3) with no
  * key, the API's error (exit 3 for a refused key) otherwise.
@@ -28,7 +28,7 @@ export async function runAuthStatus(session: Session): Promise<void> {
     url.origin,
     `  ✓ Logged in as ${me.account.name} <${me.account.email}>`,
     `  key:       ${k.name} (${keyPreview({ preview: k.preview })})`,
-    `  source:    ${keySourceLabel(resolved.source)}`,
+    `  source:    ${keySourceLabel(resolved)}`,
     `  scopes:    ${k.scopes.join(", ") || "(none)"}`,
     `  created:   ${k.created_at}`,
     `  last used: ${k.last_used_at ?? "never"}`,

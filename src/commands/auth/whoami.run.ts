@@ -11,7 +11,7 @@ export async function runWhoami(session: Session): Promise<void> {
   const key = await session.apiKey();
   const client = await session.http();
   session.reporter.verbose(
-    `using the API key from ${key.source === "env" ? keySourceLabel("env") : `the config file (${(await session.config()).path})`}`,
+    `using the API key from ${key.source === "config" ? `the config file (${(await session.config()).path})` : keySourceLabel(key)}`,
   );
   const { me } = await getMe(client);
   if (session.globals.json) {

@@ -1,4 +1,5 @@
 import { getMe } from "../../api/get-me.js";
+import { keySourceName } from "../../config/api-key.js";
 import { describeSource } from "../../config/base-url.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
@@ -67,7 +68,7 @@ async function keyChecks(session: Session, reachable: boolean): Promise<DoctorCh
   const checks: DoctorCheck[] = [];
   try {
     const key = await session.apiKey();
-    const from = key.source === "env" ? "SVC_API_KEY" : "the config file";
+    const from = key.source === "config" ? "the config file" : keySourceName(key);
     checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
     if (!reachable) return checks;
     const { me, headers } = await getMe(await session.http());
