@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { slugProblem } from "./slug.js";
 
 /**
  * zod schemas of the spec's resources ("Resources and their fields"). Objects are loose:
@@ -7,6 +8,18 @@ import * as z from "zod/mini";
  * these types and stay clear of src/io/; their messages come from the module that validates
  * the answers (src/http/response-errors.ts), which installs the locale.
  */
+
+/**
+ * A slug from the service, checked once here before anything uses it (names, hooks, logs;
+ * src/api/slug.ts): one with a newline, a `/`, a bidi control… makes the whole response break
+ * the spec (exit 7 `unexpected_response`), a listing included.
+ */
+const slug = z.string().check(
+  z.refine((s) => slugProblem(s) === undefined, {
+    message:
+      "is not a usable slug (empty, . or .., too long, or with /, \\, a control or a format character)",
+  }),
+);
 
 /** ISO 8601 UTC timestamp with milliseconds; kept as the string received. */
 const timestamp = z.string().check(z.minLength(1));
@@ -22,7 +35,7 @@ export type Account = z.infer<typeof AccountSchema>;
 /** Entitlements (`data.entitlements` of `/v1/me`). */
 export const EntitlementsSchema = z.looseObject({
   lifetime: z.boolean(),
-  owned_product_slugs: z.array(z.string()),
+  owned_product_slugs: z.array(slug),
   pack_count: z.number().check(z.int()),
   asset_count: z.number().check(z.int()),
 });
@@ -49,7 +62,7 @@ export type Me = z.infer<typeof MeSchema>;
 
 /** Pack (item of `data` in `/v1/packs`); `downloads` holds ready-made absolute URLs. */
 export const PackSchema = z.looseObject({
-  slug: z.string().check(z.minLength(1)),
+  slug,
   name: z.string(),
   description: z.string(),
   asset_count: z.number().check(z.int()),
@@ -84,7 +97,7 @@ export function envelope<T extends z.ZodMiniType>(data: T) {
  * service sends is kept as received.
  */
 export const AssetRecordSchema = z.looseObject({
-  slug: z.string().check(z.minLength(1)),
+  slug,
   preview_url: z.optional(z.string()),
   download_url: z.optional(z.string()),
 });

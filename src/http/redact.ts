@@ -107,23 +107,36 @@ export function redactUrl(url: URL, serviceOrigin: string): string {
 }
 
 /**
- * A URL-like setting (a proxy address) fit to print: the password of its user info, if any,
- * shown as `***` (`http://user:***@proxy:3128`), everything else as given. Works on text that is
- * not a valid URL too (a hand-edited config file), so a password is never printed either way.
+ * A URL-like setting (a proxy address, a base URL) fit to print, the one rule for every URL
+ * svc-dl prints from configuration (doctor, `config list`, `config get`): the password of its
+ * user info shown as `***` (`http://user:***@proxy:3128`), and a user name given without a
+ * password, which is how tokens are passed (`http://TOKEN@proxy`), shown as `***` too
+ * (`http://***@proxy`); everything else as given. Works on text that is not a valid URL too (a
+ * hand-edited config file), so a credential is never printed either way.
  */
-export function maskUrlPassword(value: string): string {
+export function maskUrlCredentials(value: string): string {
   return value.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/[^/?#:@]*:)[^/?#]*@/i,
-    (_all, userAndColon: string) => `${userAndColon}***@`,
+    /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i,
+    (_all, scheme: string, userInfo: string) => {
+      const colon = userInfo.indexOf(":");
+      if (colon === -1) return userInfo === "" ? `${scheme}@` : `${scheme}***@`;
+      return `${scheme}${userInfo.slice(0, colon)}:***@`;
+    },
   );
 }
 
-/** The password of a proxy URL becomes a secret of `redactor` (cli-contract "Networks"). */
+/**
+ * The credentials of a proxy URL become secrets of `redactor` (cli-contract "Networks"): its
+ * password, or its user name when it comes without a password (a token).
+ */
 export function learnProxyPassword(redactor: Redactor, proxy: string): void {
   if (proxy === "") return;
   try {
     const url = new URL(proxy);
     if (url.password) redactor.addSecret(decodeURIComponent(url.password), "[proxy password]");
+    else if (url.username) {
+      redactor.addSecret(decodeURIComponent(url.username), "[proxy credential]");
+    }
   } catch {
     // an invalid proxy URL was refused when the dispatcher was built
   }

@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { slugProblem } from "../api/slug.js";
 import { UsageError } from "../errors/usage-error.js";
 import { readOutputFile, writeOutputFile } from "../io/output-file.js";
 import * as z from "../io/schema.js";
@@ -11,7 +12,9 @@ export const LOCK_FILE = "svc-dl.lock";
 
 const LockItemSchema = z.strictObject({
   kind: z.enum(["pack", "asset"]),
-  slug: z.string().check(z.minLength(1)),
+  slug: z
+    .string()
+    .check(z.refine((s) => slugProblem(s) === undefined, { message: "is not a valid slug" })),
   edition: z.nullable(z.enum(["standard", "authoring"])),
   file: z
     .string()

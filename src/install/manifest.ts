@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { MAX_SLUG_LENGTH, slugProblem } from "../api/slug.js";
 import { UsageError } from "../errors/usage-error.js";
 import { type ContainmentProblem, containedPath } from "../io/containment.js";
 import * as z from "../io/schema.js";
@@ -9,12 +10,12 @@ import type { InstallItemRef } from "./types.js";
 /** Default manifest file name, looked up in the working directory. */
 export const MANIFEST_FILE = "svc-dl.json";
 
-/** A slug as the manifest may name it: no path separators, no control characters, not `.`/`..`. */
+/** A slug as the manifest may name it: the one slug rule (src/api/slug.ts). */
 const slug = z.string().check(
   z.minLength(1, "must not be empty"),
-  z.maxLength(200, "is too long"),
-  z.refine((s) => s !== "." && s !== ".." && !/[/\\]/.test(s) && !/\p{Cc}/u.test(s), {
-    message: "is not a valid slug (no / or \\, no control characters, not . or ..)",
+  z.maxLength(MAX_SLUG_LENGTH, "is too long"),
+  z.refine((s) => slugProblem(s) === undefined, {
+    message: "is not a valid slug (no / or \\, no control or format characters, not . or ..)",
   }),
 );
 

@@ -1,4 +1,5 @@
 import contentDisposition from "content-disposition";
+import { slugProblem } from "../api/slug.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { Edition, ItemKind } from "../model.js";
 
@@ -8,16 +9,12 @@ export type { Edition, ItemKind } from "../model.js";
 const MAX_NAME_BYTES = 200;
 
 /**
- * Checks a pack or asset slug given on the command line: refuses an empty
- * slug, `.`, `..`, and slugs containing `/`, `\` or control characters. Throws UsageError
- * (exit 2, code `invalid_slug`). Returns the slug unchanged; callers percent-encode it.
+ * Checks a pack or asset slug given on the command line with the one slug rule
+ * (src/api/slug.ts: not empty, `.` or `..`, no `/`, `\\`, control or format character). Throws
+ * UsageError (exit 2, code `invalid_slug`). Returns the slug unchanged; callers percent-encode it.
  */
 export function validateSlug(slug: string, what = "slug"): string {
-  let problem: string | undefined;
-  if (slug.trim() === "") problem = "is empty";
-  else if (slug === "." || slug === "..") problem = `may not be "${slug}"`;
-  else if (/[/\\]/.test(slug)) problem = "may not contain / or \\";
-  else if (/\p{Cc}/u.test(slug)) problem = "may not contain control characters";
+  const problem = slugProblem(slug);
   if (problem) {
     throw new UsageError(`invalid ${what} ${JSON.stringify(slug)}: it ${problem}`, {
       code: "invalid_slug",

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { slugProblem } from "../api/slug.js";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { makeDirectory } from "../io/mkdir.js";
@@ -162,7 +163,8 @@ export const GENERATION = /^[0-9a-f]{16}$/;
 
 /**
  * A record read from an untrusted place (the state file, its journal) in the recorded shape,
- * with a `file` that is a safe base name; undefined otherwise.
+ * with a `file` that is a safe base name and a slug the one slug rule accepts
+ * (src/api/slug.ts); undefined otherwise.
  */
 export function asStateItem(value: unknown): StateItem | undefined {
   if (!value || typeof value !== "object") return undefined;
@@ -173,7 +175,7 @@ export function asStateItem(value: unknown): StateItem | undefined {
     !okKind ||
     !okEdition ||
     typeof v.slug !== "string" ||
-    v.slug === "" ||
+    slugProblem(v.slug) !== undefined ||
     typeof v.file !== "string" ||
     !isSafeBaseName(v.file) ||
     typeof v.size !== "number" ||

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maskUrlPassword, Redactor, redactUrl } from "../../src/http/redact.js";
+import { maskUrlCredentials, Redactor, redactUrl } from "../../src/http/redact.js";
 
 const SERVICE = "https://svc.example";
 
@@ -61,20 +61,30 @@ describe("Redactor (one redactor for every printed URL and header)", () => {
   });
 });
 
-describe("maskUrlPassword", () => {
+describe("maskUrlCredentials", () => {
   it("shows a proxy password as *** and keeps the rest as given", () => {
-    expect(maskUrlPassword("http://bob:s3cret@proxy.example:3128")).toBe(
+    expect(maskUrlCredentials("http://bob:s3cret@proxy.example:3128")).toBe(
       "http://bob:***@proxy.example:3128",
     );
-    expect(maskUrlPassword("https://bob:p@ss:w0rd@proxy.example/x?y")).toBe(
+    expect(maskUrlCredentials("https://bob:p@ss:w0rd@proxy.example/x?y")).toBe(
       "https://bob:***@proxy.example/x?y",
     );
-    expect(maskUrlPassword("http://:only-pass@proxy.example")).toBe("http://:***@proxy.example");
+    expect(maskUrlCredentials("http://:only-pass@proxy.example")).toBe("http://:***@proxy.example");
   });
 
-  it("leaves a URL without a password alone, and masks one that is not a valid URL", () => {
-    expect(maskUrlPassword("http://proxy.example:3128")).toBe("http://proxy.example:3128");
-    expect(maskUrlPassword("http://bob@proxy.example:3128")).toBe("http://bob@proxy.example:3128");
-    expect(maskUrlPassword("http://bob:pw@[bad")).toBe("http://bob:***@[bad");
+  it("hides a user name given without a password (a token) as ***", () => {
+    expect(maskUrlCredentials("http://ghp_TOKEN1234567890@proxy.example:3128")).toBe(
+      "http://***@proxy.example:3128",
+    );
+    expect(maskUrlCredentials("https://tok%40en@proxy.example/")).toBe(
+      "https://***@proxy.example/",
+    );
+    expect(maskUrlCredentials("http://@proxy.example")).toBe("http://@proxy.example");
+  });
+
+  it("leaves a URL without credentials alone, and masks one that is not a valid URL", () => {
+    expect(maskUrlCredentials("http://proxy.example:3128")).toBe("http://proxy.example:3128");
+    expect(maskUrlCredentials("http://proxy.example/a@b")).toBe("http://proxy.example/a@b");
+    expect(maskUrlCredentials("http://bob:pw@[bad")).toBe("http://bob:***@[bad");
   });
 });

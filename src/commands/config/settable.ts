@@ -1,6 +1,6 @@
 import { SETTABLE_KEYS, type SettableKey } from "../../config/settable-keys.js";
 import { UsageError } from "../../errors/usage-error.js";
-import { maskUrlPassword } from "../../http/redact.js";
+import { maskUrlCredentials } from "../../http/redact.js";
 
 /**
  * A setting's value as svc-dl shows it (human and `--json`): a proxy's password is `***`
@@ -8,7 +8,7 @@ import { maskUrlPassword } from "../../http/redact.js";
  */
 export function shownSetting(key: SettableKey, value: string): string {
   if (key !== "proxy") return value;
-  return maskUrlPassword(value);
+  return maskUrlCredentials(value);
 }
 
 /** The settable key named on the command line. Throws UsageError (exit 2) listing the settable keys. */

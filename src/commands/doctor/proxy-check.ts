@@ -1,7 +1,7 @@
 import { type NetworkSettings, proxySettings } from "../../http/dispatcher.js";
 import { noProxyMatcher } from "../../http/no-proxy.js";
 import { proxyFor } from "../../http/proxy-route.js";
-import { maskUrlPassword } from "../../http/redact.js";
+import { maskUrlCredentials } from "../../http/redact.js";
 import type { DoctorCheck } from "./doctor-check.js";
 
 /**
@@ -23,12 +23,12 @@ export function proxyCheck(
     proxyUrl,
   });
   if (proxyUrl !== undefined) {
-    return ok(`${maskUrlPassword(proxyUrl)}${source === undefined ? "" : ` (from ${source})`}`);
+    return ok(`${maskUrlCredentials(proxyUrl)}${source === undefined ? "" : ` (from ${source})`}`);
   }
   const chosen = url.protocol === "https:" ? proxy.httpsProxy : proxy.httpProxy;
   if (chosen === "") return ok("none: requests go direct");
   if (noProxyMatcher(proxy.noProxy)(url)) return ok(`direct: NO_PROXY matches ${url.host}`);
   return ok(
-    `direct: plain http:// to ${url.host} never crosses the proxy ${maskUrlPassword(chosen)}, which is not on this machine`,
+    `direct: plain http:// to ${url.host} never crosses the proxy ${maskUrlCredentials(chosen)}, which is not on this machine`,
   );
 }

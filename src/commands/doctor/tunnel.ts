@@ -2,7 +2,7 @@ import type { Duplex } from "node:stream";
 import type { SecureContext } from "node:tls";
 import { Client } from "undici";
 import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
-import { maskUrlPassword } from "../../http/redact.js";
+import { maskUrlCredentials } from "../../http/redact.js";
 import { endpointOf } from "./probe.js";
 
 /** A proxy that would not open the `CONNECT` tunnel; `hint` is the next step. */
@@ -37,7 +37,7 @@ export async function openTunnel(
     const login = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
     headers["proxy-authorization"] = `Basic ${Buffer.from(login).toString("base64")}`;
   }
-  const shown = maskUrlPassword(proxy.href.replace(/\/$/, ""));
+  const shown = maskUrlCredentials(proxy.href.replace(/\/$/, ""));
   try {
     const { socket, statusCode } = await client.connect({ path: authority, headers });
     if (statusCode === 200) return socket;

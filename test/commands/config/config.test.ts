@@ -74,6 +74,24 @@ describe("config get|set|unset|list|path", () => {
     expect(file.proxy).toBe(proxy);
   });
 
+  it("config set/get/list hide a proxy token given as the user name alone (http://TOKEN@host)", async () => {
+    const env = { SVC_DL_CONFIG_DIR: tempConfigDir() };
+    const token = "ghp_ProxyT0kenOnly1234";
+    const proxy = `http://${token}@proxy.example:3128`;
+    const shown = "http://***@proxy.example:3128";
+    const runs = [
+      await runCli(["config", "set", "proxy", proxy], { env }),
+      await runCli(["config", "get", "proxy"], { env }),
+      await runCli(["config", "list"], { env }),
+      await runCli(["--json", "config", "list"], { env }),
+    ];
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain(token.slice(4, 14));
+      expect(r.stdout + r.stderr).toContain(shown);
+    }
+  });
+
   it("config list shows the key preview the service gave at login, as whoami does", async () => {
     const dir = tempConfigDir();
     const env = { SVC_DL_CONFIG_DIR: dir, SVC_BASE_URL: a.baseUrl };

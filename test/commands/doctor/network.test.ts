@@ -179,6 +179,15 @@ describe("doctor: the proxy in use", () => {
         "127.0.0.1 is an address (the proxy's; localhost is resolved by the proxy)",
       );
 
+      // a token as the user name alone is hidden too, in the finding and in --json
+      const token = "ghp_DoctorT0kenOnly99";
+      const tokenEnv = { ...env, HTTPS_PROXY: `http://${token}@127.0.0.1:${proxy.port}` };
+      const withToken = await doctor([], tokenEnv);
+      expect(withToken.stdout + withToken.stderr).not.toContain(token.slice(4, 14));
+      expect(withToken.check("proxy")?.finding).toBe(
+        `http://***@127.0.0.1:${proxy.port} (from HTTPS_PROXY)`,
+      );
+
       const refused = await doctor(["--proxy", `http://127.0.0.1:${proxy.port}`], env);
       expect(refused.code).toBe(1);
       expect(refused.check("proxy")?.finding).toBe(`http://127.0.0.1:${proxy.port} (from --proxy)`);
