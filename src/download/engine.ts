@@ -3,6 +3,7 @@ import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpResponse } from "../http/request-types.js";
+import { describeDamage, findDamage } from "../integrity/check-file.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome, FileProgress } from "../io/progress.js";
 import { checkRecordedFile, regularFileMtime } from "../outdir/local-file.js";
@@ -11,7 +12,7 @@ import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/pa
 import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
 import { type DownloadSource, type FetchBodyOptions, fetchBody } from "./fetch-body.js";
-import { checkFileFormat, type FileFormat } from "./format.js";
+import type { FileFormat } from "./format.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
 import type { Transport } from "./transport.js";
 
@@ -149,8 +150,33 @@ async function runDownload(
   if (opts.fileName !== undefined) destination(undefined);
   const { conditional, repairing } = await recordedUpToDate(opts);
   if (conditional && opts.revalidate === false) return finishUpToDate(opts, conditional);
+  try {
+    return await fetchAndCommit(transport, opts, conditional, repairing, destination);
+  } catch (err) {
+    if (!isCorrupt(err) || opts.signal?.aborted) throw err;
+    // cli-contract "Integrity": repeated once from zero (the damaged part is already discarded)
+    opts.onNotice?.(
+      `${opts.slug}: ${err.message.replace(/; nothing was saved$/, "")}; downloading it again from the start`,
+    );
+    removePartial(out.partial(item));
+    return await fetchAndCommit(transport, opts, conditional, repairing, destination);
+  }
+}
+
+function isCorrupt(err: unknown): err is Error {
+  return err instanceof Error && (err as { code?: unknown }).code === "corrupt_download";
+}
+
+async function fetchAndCommit(
+  transport: Transport,
+  opts: DownloadItemOptions,
+  conditional: StateItem | undefined,
+  repairing: boolean,
+  destination: (server: string | undefined) => string,
+): Promise<DownloadResult> {
+  const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   const sink = new PartFileSink({
-    dir: out.dir,
+    dir: opts.out.dir,
     item,
     conditionalEtag: conditional?.etag ?? undefined,
     progress: opts.progress,
@@ -170,8 +196,10 @@ async function runDownload(
 }
 
 /**
- * After a complete body: format check (a failure discards the part: exit 7
- * `corrupt_download`), atomic rename into place, state record.
+ * After a complete body: the format checks of cli-contract "Integrity" on the part file read
+ * back (`findDamage`: every ZIP entry's CRC-32 and sizes, GLB structure; a failure discards
+ * the part: exit 7 `corrupt_download` naming the entry and offset), atomic rename into place,
+ * state record.
  */
 export async function commitDownload(
   opts: DownloadItemOptions,
@@ -179,15 +207,16 @@ export async function commitDownload(
   done: CompletePart & { repaired?: boolean },
 ): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
-  let problem: string | undefined;
+  let damage: Awaited<ReturnType<typeof findDamage>>;
   try {
-    problem = checkFileFormat(paths.data, formatOf(opts.kind));
+    damage = await findDamage(paths.data, formatOf(opts.kind), opts.signal);
   } catch (err) {
+    if (opts.signal?.aborted) throw err;
     throw fsError(`cannot read ${paths.data}`, err);
   }
-  if (problem) {
+  if (damage) {
     removePartial(paths);
-    throw corruptDownload(problem, {
+    throw corruptDownload(describeDamage(damage), {
       httpStatus: done.response.status,
       requestId: done.response.requestId,
     });

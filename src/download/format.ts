@@ -1,13 +1,14 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-
-/** Expected file format of a download: packs are ZIP archives, assets GLB (binary glTF 2.0). */
+/**
+ * Expected file format of a download: packs are ZIP archives, assets GLB (binary glTF 2.0).
+ * These are the checks of a streamed download (`-o -`), whose bytes are gone before its end;
+ * a file is checked in full before it takes its name (src/integrity/check-file.ts).
+ */
 export type FileFormat = "zip" | "glb";
 
 const ZIP_LOCAL_HEADER = 0x04034b50; // "PK\x03\x04"
 const ZIP_EOCD = 0x06054b50; // "PK\x05\x06"
 const ZIP_CENTRAL_HEADER = 0x02014b50; // "PK\x01\x02"
 const EOCD_SIZE = 22;
-const MAX_COMMENT = 0xffff;
 const GLB_MAGIC = 0x46546c67; // "glTF"
 
 /**
@@ -37,38 +38,6 @@ export function checkLeadingBytes(
     return `GLB header declares ${declared} bytes but the file has ${size}`;
   }
   return undefined;
-}
-
-/**
- * Checks a complete file before it is renamed into place (cli-contract "Downloads"): for ZIP
- * the local header and an end-of-central-directory record whose comment reaches exactly to
- * the end and whose central directory lies inside the file; for GLB the `glTF` header, version
- * 2 and a declared length equal to the file size. Reads at most ~64 KiB. Returns a short
- * reason when the file is not valid, else undefined. Throws only on I/O errors.
- */
-export function checkFileFormat(path: string, format: FileFormat): string | undefined {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const head = Buffer.alloc(Math.min(size, 12));
-    readSync(fd, head, 0, head.length, 0);
-    const headProblem = checkLeadingBytes(format, head, size);
-    if (headProblem || format === "glb") return headProblem;
-    return checkZipFile(fd, size);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function checkZipFile(fd: number, size: number): string | undefined {
-  const tailLength = Math.min(size, EOCD_SIZE + MAX_COMMENT);
-  const tail = Buffer.alloc(tailLength);
-  readSync(fd, tail, 0, tailLength, size - tailLength);
-  return checkZipTail(tail, size, (offset) => {
-    const sig = Buffer.alloc(4);
-    readSync(fd, sig, 0, 4, offset);
-    return sig;
-  });
 }
 
 /**

@@ -6,13 +6,13 @@
  * Expired or badly signed URLs answer 403 (or 410) with a small JSON body.
  * Backpressure is honoured: memory does not grow with the file size.
  */
-import type { ServerResponse } from "node:http";
-import { type Layout, rangeChunks } from "./content.js";
+import type { Layout } from "./content.js";
 import type { ServiceCore } from "./core.js";
 import { FileStore } from "./files.js";
 import { type RequestContext, sendError } from "./http-util.js";
 import { decideRange } from "./range.js";
 import type { FileSpec } from "./state.js";
+import { streamBytes } from "./stream-bytes.js";
 
 const PATH_RE = /^\/files\/(pack|asset)\/([^/]+)\/(standard|authoring)\/(\d+)\/(\d+)\/([^/]+)$/;
 
@@ -168,6 +168,7 @@ async function sendBody(
     limit = Math.min(limit, shortFault.bytes);
     headers.Connection = "close";
   }
+  const flip = flipOffset(core, method, layout.size, part.start, part.start + limit - 1);
   ctx.res.writeHead(part.status, headers);
   if (method === "HEAD") {
     ctx.res.end();
@@ -180,6 +181,7 @@ async function sendBody(
     part.start + limit - 1,
     () => core.faults.faults.throttleBytesPerSecond,
     core.faults.faults.chunkSizes,
+    flip,
   );
   if (!complete) return;
   if (drop) {
@@ -191,32 +193,19 @@ async function sendBody(
   ctx.res.end();
 }
 
-/**
- * The bytes of `chunks` again, as subarrays of `sizes[0]`, `sizes[1]`, … bytes (then from the
- * start of `sizes` again); a size below 1 counts as 1. A piece that spans two chunks is copied.
- */
-function* pieces(chunks: Iterable<Buffer>, sizes: readonly number[]): Generator<Buffer> {
-  let turn = 0;
-  const nextSize = (): number => Math.max(1, Math.floor(sizes[turn++ % sizes.length] ?? 1));
-  let want = nextSize();
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  for (const chunk of chunks) {
-    let at = 0;
-    while (at < chunk.length) {
-      const take = Math.min(want - heldBytes, chunk.length - at);
-      held.push(chunk.subarray(at, at + take));
-      heldBytes += take;
-      at += take;
-      if (heldBytes === want) {
-        yield held.length === 1 && held[0] ? held[0] : Buffer.concat(held);
-        held = [];
-        heldBytes = 0;
-        want = nextSize();
-      }
-    }
-  }
-  if (heldBytes > 0) yield Buffer.concat(held);
+/** The file offset the `flipByte` fault damages in `[start, end]` of a GET (counted), if any. */
+function flipOffset(
+  core: ServiceCore,
+  method: string,
+  size: number,
+  start: number,
+  end: number,
+): number | undefined {
+  const fault = core.faults.faults.flipByte;
+  if (method !== "GET" || fault === undefined) return undefined;
+  const at = fault.offset < 0 ? size + fault.offset : fault.offset;
+  if (at < start || at > end || !core.faults.take("flipByte")) return undefined;
+  return at;
 }
 
 function matchesEtag(header: string, etag: string): boolean {
@@ -225,61 +214,4 @@ function matchesEtag(header: string, etag: string): boolean {
     .split(",")
     .map((t) => t.trim().replace(/^W\//, ""))
     .includes(etag);
-}
-
-function waitDrain(res: ServerResponse): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (v: boolean) => {
-      res.off("drain", onDrain);
-      res.off("close", onClose);
-      resolve(v);
-    };
-    const onDrain = () => done(true);
-    const onClose = () => done(false);
-    res.on("drain", onDrain);
-    res.on("close", onClose);
-  });
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/**
- * Write bytes `[start, end]` (inclusive) of the layout to `res`, honouring
- * backpressure and an optional pace in bytes per second (read before every chunk), in writes of
- * `sizes` bytes taken in turn when given (the `chunkSizes` fault). Returns false if the client
- * went away.
- */
-export async function streamBytes(
-  res: ServerResponse,
-  layout: Layout,
-  start: number,
-  end: number,
-  throttle: () => number | undefined = () => undefined,
-  sizes?: readonly number[],
-): Promise<boolean> {
-  if (end < start) return true;
-  const initial = throttle();
-  const chunkSize =
-    initial !== undefined && initial > 0
-      ? Math.max(1, Math.min(64 * 1024, Math.floor(initial / 20)))
-      : 1 << 20;
-  const chunks = rangeChunks(layout, start, end, chunkSize);
-  // The throttle is read live, so a test can lift it while a response is under way.
-  let due = Date.now();
-  for (const chunk of sizes && sizes.length > 0 ? pieces(chunks, sizes) : chunks) {
-    if (res.destroyed || res.writableEnded) return false;
-    const bytesPerSecond = throttle();
-    if (bytesPerSecond !== undefined && bytesPerSecond > 0) {
-      // a wait under 1 ms is left to add up (a timer takes 1 ms at least: tiny pieces would
-      // otherwise each cost one, far below the pace asked for)
-      const wait = due - Date.now();
-      if (wait >= 1) await sleep(wait);
-      if (res.destroyed) return false;
-      due = Math.max(due, Date.now()) + (chunk.length / bytesPerSecond) * 1000;
-    }
-    if (!res.write(chunk)) {
-      if (!(await waitDrain(res))) return false;
-    }
-  }
-  return !res.destroyed;
 }

@@ -45,6 +45,8 @@ export interface Faults {
   paginationLoop?: boolean;
   /** Extra: first `count` JSON API responses (2xx) carry a truncated, malformed JSON body. */
   malformedJson?: { count: number };
+  /** First `count` CDN file GET responses that cover byte `offset` of the file (0-based; negative: from the end) send it with its bits inverted: damaged bytes under an intact status and length. */
+  flipByte?: { offset: number; count: number };
   /** Extra: every CDN response carries a new ETag (as if the file changed between attempts); bytes are unchanged. */
   changingEtag?: boolean;
   /** Extra: every pack file is this hostile archive (zip-slip, symlink, zip bomb, …; see hostile-zip.ts). */

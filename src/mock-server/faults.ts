@@ -12,7 +12,8 @@ type CountedFault =
   | "shortBody"
   | "cdnExpired"
   | "rangeNotSatisfiable"
-  | "malformedJson";
+  | "malformedJson"
+  | "flipByte";
 
 /** Holds the faults and their counters. */
 export class FaultState {

@@ -1,8 +1,5 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkFileFormat, checkLeadingBytes } from "../../src/download/format.js";
-import { tempDir } from "../helpers/download.js";
+import { checkLeadingBytes, checkZipTail, type FileFormat } from "../../src/download/format.js";
 
 /** A minimal valid ZIP with one stored entry `a.txt` holding "hi". */
 function tinyZip(comment = ""): Buffer {
@@ -39,51 +36,49 @@ function glb(declared: number, actual: number, version = 2): Buffer {
   return buf;
 }
 
-function fileWith(bytes: Buffer): string {
-  const path = join(tempDir(), "f");
-  writeFileSync(path, bytes);
-  return path;
+/** The checks of a streamed download (`-o -`): its first bytes, then for a ZIP its last ones. */
+function streamCheck(bytes: Buffer, format: FileFormat): string | undefined {
+  const head = checkLeadingBytes(format, bytes.subarray(0, 12), bytes.length);
+  if (head || format === "glb") return head;
+  const tail = bytes.subarray(Math.max(0, bytes.length - 65_557));
+  return checkZipTail(tail, bytes.length, (offset) => bytes.subarray(offset, offset + 4));
 }
 
-describe("ZIP check", () => {
+describe("ZIP check of a streamed download", () => {
   it("accepts a valid archive, with or without a comment", () => {
-    expect(checkFileFormat(fileWith(tinyZip()), "zip")).toBeUndefined();
-    expect(checkFileFormat(fileWith(tinyZip("hello")), "zip")).toBeUndefined();
+    expect(streamCheck(tinyZip(), "zip")).toBeUndefined();
+    expect(streamCheck(tinyZip("hello"), "zip")).toBeUndefined();
   });
   it("refuses an HTML page", () => {
-    expect(
-      checkFileFormat(fileWith(Buffer.from("<!doctype html><p>Bad gateway</p>")), "zip"),
-    ).toMatch(/not a ZIP/);
+    expect(streamCheck(Buffer.from("<!doctype html><p>Bad gateway</p>"), "zip")).toMatch(
+      /not a ZIP/,
+    );
   });
   it("refuses a truncated archive (no end record)", () => {
     const zip = tinyZip();
-    expect(checkFileFormat(fileWith(zip.subarray(0, zip.length - 10)), "zip")).toMatch(
-      /end-of-central/,
-    );
+    expect(streamCheck(zip.subarray(0, zip.length - 10), "zip")).toMatch(/end-of-central/);
   });
   it("refuses an archive cut before its central directory", () => {
     const zip = tinyZip();
     const eocd = zip.subarray(zip.length - 22);
     const cut = Buffer.concat([zip.subarray(0, 30), eocd]);
-    expect(checkFileFormat(fileWith(cut), "zip")).toMatch(/central directory/);
+    expect(streamCheck(cut, "zip")).toMatch(/central directory/);
   });
   it("refuses an empty file", () => {
-    expect(checkFileFormat(fileWith(Buffer.alloc(0)), "zip")).toMatch(/empty/);
+    expect(streamCheck(Buffer.alloc(0), "zip")).toMatch(/empty/);
   });
 });
 
-describe("GLB check", () => {
+describe("GLB check of a streamed download", () => {
   it("accepts glTF 2 whose declared length equals the size", () => {
-    expect(checkFileFormat(fileWith(glb(64, 64)), "glb")).toBeUndefined();
+    expect(streamCheck(glb(64, 64), "glb")).toBeUndefined();
   });
   it("refuses a declared length that differs from the size", () => {
-    expect(checkFileFormat(fileWith(glb(128, 64)), "glb")).toMatch(/declares 128 bytes/);
+    expect(streamCheck(glb(128, 64), "glb")).toMatch(/declares 128 bytes/);
   });
   it("refuses another magic or version", () => {
-    expect(checkFileFormat(fileWith(Buffer.from("PK\u0003\u0004xxxxxxxxxxxx")), "glb")).toMatch(
-      /not a GLB/,
-    );
-    expect(checkFileFormat(fileWith(glb(64, 64, 1)), "glb")).toMatch(/version 1/);
+    expect(streamCheck(Buffer.from("PK\u0003\u0004xxxxxxxxxxxx"), "glb")).toMatch(/not a GLB/);
+    expect(streamCheck(glb(64, 64, 1), "glb")).toMatch(/version 1/);
   });
   it("checks leading bytes of a stream", () => {
     expect(checkLeadingBytes("glb", glb(64, 12), 64)).toBeUndefined();

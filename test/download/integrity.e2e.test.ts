@@ -29,7 +29,7 @@ function partFiles(dir: string): string[] {
 
 describe("integrity", () => {
   it("an HTML page served as the file is never saved (exit 7, corrupt_download)", async () => {
-    mock.set({ faults: { htmlErrorPage: { count: 1, status: 200 } } });
+    mock.set({ faults: { htmlErrorPage: { count: 2, status: 200 } } }); // fetched again once from zero
     const dir = tempDir();
     const r = await runCli(["asset", "get", "forest-pine-tree"], { env: envFor(mock), cwd: dir });
     expect(r.code).toBe(7);

@@ -90,17 +90,24 @@ export async function startRawServer(handler?: RawHandler): Promise<RawServer> {
 }
 
 /**
- * A valid GLB (binary glTF 2.0) of exactly `size` bytes (≥ 12): the `glTF` magic, version 2,
- * the declared length, then seeded pseudo-random bytes. `declaredLength` overrides the length
- * in the header (to make a file that lies about its size).
+ * A valid GLB (binary glTF 2.0) of exactly `size` bytes (a multiple of 4, ≥ 56): the `glTF`
+ * magic, version 2, the declared length, a 28-byte JSON chunk, then a BIN chunk of seeded
+ * pseudo-random bytes (cli-contract "Integrity": the structure svc-dl checks). `declaredLength`
+ * overrides the length in the header (to make a file that lies about its size).
  */
 export function makeGlb(size: number, seed = 1, declaredLength = size): Buffer {
+  if (size % 4 !== 0 || size < 56) throw new Error(`makeGlb: ${size} is not a GLB size`);
   const buf = Buffer.alloc(size);
   const rand = prng(seed);
-  for (let i = 12; i < size; i++) buf[i] = Math.floor(rand() * 256);
+  for (let i = 56; i < size; i++) buf[i] = Math.floor(rand() * 256);
   buf.write("glTF", 0, "latin1");
   buf.writeUInt32LE(2, 4);
   buf.writeUInt32LE(declaredLength, 8);
+  buf.writeUInt32LE(28, 12);
+  buf.write("JSON", 16, "latin1");
+  buf.write('{"asset":{"version":"2.0"}} ', 20, "latin1");
+  buf.writeUInt32LE(size - 56, 48);
+  buf.write("BIN\0", 52, "latin1");
   return buf;
 }
 

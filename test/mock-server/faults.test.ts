@@ -1,9 +1,9 @@
 /** Fault injection (docs/mock-service.md, "Fault injection"). */
 import { request, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { streamBytes } from "../../src/mock-server/cdn.js";
 import { makeLayout } from "../../src/mock-server/content.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
+import { streamBytes } from "../../src/mock-server/stream-bytes.js";
 import { call, cdnUrlFor, errorOf, sha256 } from "./helpers.js";
 
 let mock: MockService;

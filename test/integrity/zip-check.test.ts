@@ -1,0 +1,154 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { crc32, deflateRawSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { describeDamage, findDamage } from "../../src/integrity/check-file.js";
+import { buildZip } from "../../src/mock-server/zip-builder.js";
+import { archiveEnd, centralHeader, localHeader } from "../../src/mock-server/zip-records.js";
+import { tempDir } from "../helpers/download.js";
+
+const dir = tempDir("zip-check-");
+let n = 0;
+function fileWith(bytes: Buffer): string {
+  const path = join(dir, `f${n++}.zip`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+/** GLB-like bytes that deflate to about half: a pattern with noise. */
+function halfCompressible(size: number, seed: number): Buffer {
+  const buf = Buffer.alloc(size);
+  let x = seed >>> 0;
+  for (let i = 0; i < size; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    buf[i] = i % 2 === 0 ? x >>> 24 : i & 0xff;
+  }
+  return buf;
+}
+
+const entries = [
+  { name: "models/rock.glb", data: halfCompressible(300_000, 1), method: 8 as const },
+  { name: "textures/rock.png", data: halfCompressible(70_000, 2), method: 0 as const },
+  { name: "README.txt", data: Buffer.from("hello\n"), method: 8 as const },
+  { name: "empty/", data: Buffer.alloc(0), method: 0 as const },
+];
+const good = buildZip(entries);
+/** Offset of the first byte of `name`'s data in `good`. */
+function dataStart(index: number): number {
+  let offset = 0;
+  for (let i = 0; i < index; i++) {
+    const e = entries[i];
+    if (!e) throw new Error("no entry");
+    const body = e.method === 8 ? deflateRawSync(e.data) : e.data;
+    offset += 30 + Buffer.byteLength(e.name) + body.length;
+  }
+  return offset + 30 + Buffer.byteLength(entries[index]?.name ?? "");
+}
+
+function flipped(bytes: Buffer, at: number): Buffer {
+  const copy = Buffer.from(bytes);
+  copy[at] = (copy[at] ?? 0) ^ 0x01;
+  return copy;
+}
+
+describe("findDamage (zip): every entry against the archive's own CRC-32 and sizes", () => {
+  it("passes a sound archive with stored, deflated and empty entries", async () => {
+    expect(await findDamage(fileWith(good), "zip")).toBeUndefined();
+  });
+
+  it("names the entry and its offset when one byte of deflated data is flipped deep inside", async () => {
+    const at = dataStart(0) + 100_000;
+    const damage = await findDamage(fileWith(flipped(good, at)), "zip");
+    expect(damage?.entry).toBe("models/rock.glb");
+    expect(damage?.offset).toBe(0);
+    expect(damage?.reason).toMatch(/CRC-32|deflate data is invalid|bytes/);
+  });
+
+  it("finds a flipped byte in a stored entry by its CRC-32", async () => {
+    const damage = await findDamage(fileWith(flipped(good, dataStart(1) + 12_345)), "zip");
+    expect(damage?.entry).toBe("textures/rock.png");
+    expect(damage?.reason).toMatch(/^CRC-32 of the data is [0-9a-f]{8}, the archive records/);
+    expect(damage?.offset).toBe(dataStart(1) - 30 - "textures/rock.png".length);
+    expect(describeDamage(damage ?? { reason: "" })).toMatch(
+      /^entry "textures\/rock.png" at byte \d+: CRC-32/,
+    );
+  });
+
+  it("finds a local header that disagrees with the central directory", async () => {
+    const at = dataStart(1) - "textures/rock.png".length; // first byte of the local name
+    const damage = await findDamage(fileWith(flipped(good, at)), "zip");
+    expect(damage?.entry).toBe("textures/rock.png");
+    expect(damage?.reason).toMatch(/local header disagrees .*names differ/);
+  });
+
+  it("finds a declared size that lies (data is shorter than recorded)", async () => {
+    const lying = buildZip([
+      { name: "a.bin", data: Buffer.alloc(1000, 7), method: 8, declaredSize: 1001 },
+    ]);
+    const damage = await findDamage(fileWith(lying), "zip");
+    expect(damage?.reason).toMatch(/data is 1000 bytes, the archive records 1001/);
+  });
+
+  it("stops inflating past the recorded size (a bomb is not inflated to its end)", async () => {
+    const bomb = buildZip([
+      { name: "b.bin", data: Buffer.alloc(4 << 20), method: 8, declaredSize: 10 },
+    ]);
+    const damage = await findDamage(fileWith(bomb), "zip");
+    expect(damage?.reason).toMatch(/inflates to more than the recorded 10 bytes/);
+  });
+
+  it("refuses a truncated archive, an HTML page, an empty file and a cut central directory", async () => {
+    expect((await findDamage(fileWith(good.subarray(0, good.length - 10)), "zip"))?.reason).toMatch(
+      /does not parse/,
+    );
+    expect(
+      (await findDamage(fileWith(Buffer.from("<!doctype html><p>502</p>")), "zip"))?.reason,
+    ).toMatch(/does not parse/);
+    expect((await findDamage(fileWith(Buffer.alloc(0)), "zip"))?.reason).toMatch(/empty/);
+    const cdStart = good.length - 22 - good.readUInt32LE(good.length - 22 + 12);
+    expect((await findDamage(fileWith(flipped(good, cdStart)), "zip"))?.reason).toMatch(
+      /central directory does not parse/,
+    );
+  });
+
+  it("finds a CRC-32 in the central directory that is not the data's", async () => {
+    const cdStart = good.length - 22 - good.readUInt32LE(good.length - 22 + 12);
+    const damage = await findDamage(fileWith(flipped(good, cdStart + 16)), "zip");
+    expect(damage?.entry).toBe("models/rock.glb");
+    expect(damage?.reason).toMatch(/CRC-32/);
+  });
+
+  it("passes an encrypted entry's data unchecked (its CRC-32 is of the plaintext), not its header", async () => {
+    const enc = buildZip([{ name: "s.bin", data: Buffer.alloc(10, 1), method: 0, flags: 0x0001 }]);
+    expect(await findDamage(fileWith(enc), "zip")).toBeUndefined();
+    expect((await findDamage(fileWith(flipped(enc, 30)), "zip"))?.reason).toMatch(/names differ/);
+  });
+
+  it("reads a ZIP64 archive as such", async () => {
+    const data = Buffer.from("zip64 entry data");
+    const fields = {
+      name: Buffer.from("x.bin"),
+      method: 0 as const,
+      crc: crc32(data),
+      csize: data.length,
+      size: data.length,
+    };
+    const local = localHeader(fields, true);
+    const central = centralHeader(fields, { offset: 0, mode: 0o100644 }, true);
+    const cdOffset = local.length + data.length;
+    const end = archiveEnd(
+      { entries: 1, size: central.length, offset: cdOffset },
+      cdOffset + central.length,
+      true,
+    );
+    const zip64 = Buffer.concat([local, data, central, ...end]);
+    expect(await findDamage(fileWith(zip64), "zip")).toBeUndefined();
+    expect((await findDamage(fileWith(flipped(zip64, local.length + 3)), "zip"))?.reason).toMatch(
+      /CRC-32/,
+    );
+  });
+
+  it("calls a symlink or a missing file damaged, never following it", async () => {
+    expect((await findDamage(join(dir, "nope.zip"), "zip"))?.reason).toBe("not a regular file");
+  });
+});
