@@ -146,8 +146,10 @@ export const VerifyDocumentSchema = z.strictObject({
   items: z.array(
     z.strictObject({
       path: z.string().min(1),
-      status: z.enum(["ok", "changed", "missing", "repaired", "forgotten", "deferred"]),
+      status: z.enum(["ok", "changed", "damaged", "missing", "repaired", "forgotten", "deferred"]),
       sha256: sha256.nullable(),
+      /** With `damaged`: what the format check of cli-contract "Integrity" found. */
+      damage: z.string().min(1).optional(),
       bytes: count.nullable(),
       kind,
       slug: z.string().min(1),
@@ -159,6 +161,7 @@ export const VerifyDocumentSchema = z.strictObject({
   summary: z.strictObject({
     ok: count,
     changed: count,
+    damaged: count,
     missing: count,
     repaired: count.optional(),
     forgotten: count.optional(),

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
+import { describeDamage, findDamage } from "../integrity/check-file.js";
 import { hashRegularFile } from "../io/file-hash.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import type { OutputDir } from "./output-dir.js";
@@ -11,10 +12,14 @@ export interface VerifyItem {
   /** Absolute path of the recorded file. */
   path: string;
   /**
+   * `damaged`: the recorded bytes, but the format checks of cli-contract "Integrity" fail (a
+   * ZIP entry's CRC-32 or size, GLB structure), e.g. bytes damaged before they were recorded;
    * `repaired` only after `verify --repair` downloaded it again and it then verified;
    * `forgotten` after `verify --forget-missing` dropped the record of a missing file.
    */
-  status: "ok" | "changed" | "missing" | "repaired" | "forgotten";
+  status: "ok" | "changed" | "damaged" | "missing" | "repaired" | "forgotten";
+  /** With `damaged`: what the format check found (entry, offset, reason). */
+  damage?: string;
   /** SHA-256 of the file as it is now (lower-case hex), null when missing or not a regular file. */
   sha256: string | null;
   /** SHA-256 recorded in the state file. */
@@ -27,8 +32,9 @@ export interface VerifyItem {
 }
 
 /**
- * `svc-dl verify [DIR]` (cli-contract): re-hashes every file that the state of `out` records
- * and compares size and SHA-256, offline. Items come in file-name order. Reads nothing outside
+ * `svc-dl verify [DIR]` (cli-contract "verify", "Integrity"): re-hashes every file that the
+ * state of `out` records and compares size and SHA-256, then applies the format checks to the
+ * files that match (`damaged` when they fail), offline. Items come in file-name order. Reads nothing outside
  * DIR: names come from the state only when they are safe base names (readState), and a
  * symlink or other special file at a recorded name is `changed`, never followed or hashed. A
  * DIR with nothing recorded gives no items. `stops` (`--max-duration`) is asked before each
@@ -79,12 +85,17 @@ export async function verifyRecord(
     now = undefined;
   }
   const same = now !== undefined && now.bytes === recorded.size && now.sha256 === recorded.sha256;
-  return {
-    ...base,
-    status: same ? "ok" : "changed",
-    sha256: now?.sha256 ?? null,
-    bytes: now?.bytes ?? null,
-  };
+  const found = { ...base, sha256: now?.sha256 ?? null, bytes: now?.bytes ?? null };
+  if (!same) return { ...found, status: "changed" };
+  let damage: Awaited<ReturnType<typeof findDamage>>;
+  try {
+    damage = await findDamage(path, recorded.kind === "pack" ? "zip" : "glb", signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    damage = { reason: `cannot be read (${err instanceof Error ? err.message : String(err)})` };
+  }
+  if (damage) return { ...found, status: "damaged", damage: describeDamage(damage) };
+  return { ...found, status: "ok" };
 }
 
 /**

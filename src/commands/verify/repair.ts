@@ -19,8 +19,8 @@ export interface RepairOptions {
 }
 
 /**
- * `verify --repair` (cli-contract "verify"): downloads every `changed` or `missing` item again
- * under its recorded name (the record is replaced only by the same item's bytes; the engine
+ * `verify --repair` (cli-contract "verify"): downloads every `changed`, `damaged` or `missing`
+ * item again, unconditionally (no size+mtime shortcut, no revalidation), under its recorded name (the record is replaced only by the same item's bytes; the engine
  * checks size, format and SHA-256), one at a time; then verifies it again. Returns the items in
  * the same order with `repaired` for those that now verify, the new verdict otherwise. Throws
  * the engine's errors for failures that concern every item (account-level API errors,
@@ -60,6 +60,9 @@ async function repairOne(
       source: routeSource(client, ref),
       out: opts.out,
       fileName: record.file,
+      // downloaded again whatever its size and mtime say (cli-contract "verify"): the recorded
+      // bytes may be the damaged ones
+      force: true,
       progress: opts.progress,
       ...(opts.onNotice ? { onNotice: opts.onNotice } : {}),
       signal: opts.signal,

@@ -70,7 +70,10 @@ async function verifyInto(
   });
   const settle = (item: VerifyItem): void => {
     run.settled(documentItem(item));
-    if (!json) session.print(line(item));
+    if (json) return;
+    // -q: only the files that are not ok (as `sha256sum --quiet`)
+    if (!(session.globals.quiet && ok(item))) session.print(line(item));
+    if (item.damage !== undefined) session.reporter.info(`${item.path}: ${item.damage}`);
   };
   checkVerifiable(dir);
   run.begin();
@@ -93,7 +96,7 @@ async function verifyInto(
     items = await fixAll(session, dir, items, { failed, gate, fixes, settle, run });
   }
   const doc = run.complete(verifyDocument(dir, items.map(documentItem), facts));
-  const bad = doc.summary.changed + doc.summary.missing;
+  const bad = doc.summary.changed + doc.summary.damaged + doc.summary.missing;
   if (json) session.printJson(doc);
   else session.reporter.info(summary(dir, doc, bad > 0 && !repair));
   if (bad > 0) session.exitCode = 1;
@@ -105,6 +108,8 @@ export interface VerifyDocumentItem {
   /** `deferred`: not hashed (or repaired) before `--max-duration` ended the run. */
   status: VerifyItem["status"] | "deferred";
   sha256: string | null;
+  /** With `damaged`: what the format check found (the entry, its offset and what is wrong). */
+  damage?: string;
   /** Size now in bytes; null when missing. */
   bytes: number | null;
   kind: StateItem["kind"];
@@ -118,6 +123,8 @@ export interface VerifyDocumentItem {
 export interface VerifySummary {
   ok: number;
   changed: number;
+  /** Files with their recorded bytes that fail the format checks (cli-contract "Integrity"). */
+  damaged: number;
   missing: number;
   repaired?: number;
   forgotten?: number;
@@ -135,7 +142,7 @@ export function verifyDocument(
   items: VerifyDocumentItem[],
   opts: VerifyOptions & { deadline?: boolean },
 ): { dir: string; items: VerifyDocumentItem[]; summary: VerifySummary } {
-  const summary: VerifySummary = { ok: 0, changed: 0, missing: 0 };
+  const summary: VerifySummary = { ok: 0, changed: 0, damaged: 0, missing: 0 };
   if (opts.repair === true) summary.repaired = 0;
   if (opts.forgetMissing === true) summary.forgotten = 0;
   if (opts.deadline === true) summary.deferred = 0;
@@ -224,9 +231,12 @@ function toDocumentItem(
   failed: ReadonlyMap<string, ItemError> | undefined,
 ): VerifyDocumentItem {
   const { kind, slug, edition } = i.record;
-  const item = { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes, kind, slug };
+  const found = { path: i.path, status: i.status, sha256: i.sha256, bytes: i.bytes };
+  const item = { ...found, ...(i.damage !== undefined ? { damage: i.damage } : {}), kind, slug };
   return failed ? { ...item, edition, error: failed.get(i.path) ?? null } : { ...item, edition };
 }
+
+const ok = (item: VerifyItem): boolean => item.status === "ok";
 
 function line(item: VerifyItem): string {
   return `${item.status.padEnd(8)} ${item.path}`;
@@ -242,7 +252,9 @@ function summary(
 ): string {
   if (doc.items.length === 0) return `nothing recorded in ${dir}`;
   const s = doc.summary;
-  const parts = [`${s.ok} ok`, `${s.changed} changed`, `${s.missing} missing`];
+  const parts = [`${s.ok} ok`, `${s.changed} changed`];
+  if (s.damaged) parts.push(`${s.damaged} damaged`);
+  parts.push(`${s.missing} missing`);
   if (s.repaired) parts.push(`${s.repaired} repaired`);
   if (s.forgotten) parts.push(`${s.forgotten} forgotten`);
   if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
@@ -253,7 +265,7 @@ function summary(
     s.missing > 0
       ? `, or \`svc-dl verify --forget-missing ${dir}\` to drop the records of files you deleted or renamed`
       : "";
-  return `${head}; run \`svc-dl verify --repair ${dir}\` to download the changed and missing files again${forget}`;
+  return `${head}; run \`svc-dl verify --repair ${dir}\` to download the changed, damaged and missing files again${forget}`;
 }
 
 async function repairAll(

@@ -6,10 +6,13 @@ import type { VerifyOptions } from "./verify.run.js";
 export function verifyCommand(open: OpenSession): Command {
   const cmd = new Command("verify")
     .description(
-      "re-hash every downloaded file in DIR and report changed or missing ones (offline)",
+      "re-hash and format-check every downloaded file in DIR; report changed, damaged or missing ones (offline)",
     )
     .argument("[dir]", "directory svc-dl downloaded into", ".")
-    .option("--repair", "download changed and missing files again (needs the network), then verify")
+    .option(
+      "--repair",
+      "download changed, damaged and missing files again (needs the network), then verify",
+    )
     .addOption(
       new Option(
         "--forget-missing",
@@ -20,7 +23,8 @@ export function verifyCommand(open: OpenSession): Command {
     .addHelpText(
       "after",
       `
-Exit 1 when a file is still changed or missing, 0 when every file is ok (or nothing is recorded).
+Exit 1 when a file is still changed, damaged or missing, 0 when every file is ok (or nothing is
+recorded). -q prints only the files that are not ok.
 ${RUN_OPTIONS_HELP}
 ${examples(
   "svc-dl verify",

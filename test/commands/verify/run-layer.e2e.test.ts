@@ -62,7 +62,7 @@ describe("verify in the run layer", () => {
     const doc = JSON.parse(r.stdout) as VerifyDoc;
     expect(JSON.parse(readFileSync(report, "utf8"))).toEqual(doc);
     expect(doc.complete).toBe(true);
-    expect(doc.summary).toEqual({ ok: files.length, changed: 0, missing: 0 });
+    expect(doc.summary).toEqual({ ok: files.length, changed: 0, damaged: 0, missing: 0 });
     expect(doc.items[0]).toMatchObject({ kind: "pack", bytes: 8 * 1024 });
     const m = samples(metrics);
     expect(m.get("svc_dl_items{ok}")).toBe(files.length);
@@ -76,7 +76,7 @@ describe("verify in the run layer", () => {
     const bad = await runCli(args, { env: {} });
     expect(bad.code).toBe(1);
     const badDoc = JSON.parse(bad.stdout) as VerifyDoc;
-    expect(badDoc.summary).toEqual({ ok: files.length - 1, changed: 1, missing: 0 });
+    expect(badDoc.summary).toEqual({ ok: files.length - 1, changed: 1, damaged: 0, missing: 0 });
     expect(JSON.parse(readFileSync(report, "utf8"))).toEqual(badDoc);
     const m2 = samples(metrics);
     expect(m2.get("svc_dl_items{changed}")).toBe(1);
@@ -123,7 +123,13 @@ describe("verify in the run layer", () => {
     expect(JSON.parse(readFileSync(report, "utf8"))).toEqual(doc);
     expect(doc).toMatchObject({ dir, complete: false, error: { code: "revoked_api_key" } });
     expect(doc.items.map((i) => i.status)).toEqual(files.slice(0, -1).map(() => "ok"));
-    expect(doc.summary).toEqual({ ok: files.length - 1, changed: 0, missing: 0, repaired: 0 });
+    expect(doc.summary).toEqual({
+      ok: files.length - 1,
+      changed: 0,
+      damaged: 0,
+      missing: 0,
+      repaired: 0,
+    });
   });
 
   it("a DIR that does not exist still leaves a report with the error", async () => {
@@ -158,7 +164,13 @@ describe("verify --max-duration", () => {
     expect(statuses).toHaveLength(files.length);
     expect(statuses.join(",")).toMatch(/^(ok,)*deferred(,deferred)*$/);
     const deferred = statuses.filter((s) => s === "deferred").length;
-    expect(doc.summary).toEqual({ ok: files.length - deferred, changed: 0, missing: 0, deferred });
+    expect(doc.summary).toEqual({
+      ok: files.length - deferred,
+      changed: 0,
+      damaged: 0,
+      missing: 0,
+      deferred,
+    });
 
     const again = await runCli(["verify", dir, "--json"], { env: {} });
     expect(again.code).toBe(0);

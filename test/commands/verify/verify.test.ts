@@ -71,7 +71,7 @@ describe("verify", () => {
     });
     expect(byPath[files.authoring]?.status).toBe("ok");
     expect(Object.keys(doc)).toEqual(["dir", "items", "summary", "complete"]);
-    expect(doc.summary).toEqual({ ok: 1, changed: 1, missing: 1 });
+    expect(doc.summary).toEqual({ ok: 1, changed: 1, damaged: 0, missing: 1 });
   });
 
   it("exits 0 with 'nothing recorded' for a directory svc-dl never downloaded into", async () => {
@@ -84,7 +84,7 @@ describe("verify", () => {
     expect(JSON.parse(j.stdout)).toEqual({
       dir: empty,
       items: [],
-      summary: { ok: 0, changed: 0, missing: 0 },
+      summary: { ok: 0, changed: 0, damaged: 0, missing: 0 },
       complete: true,
     });
   });
