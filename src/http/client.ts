@@ -35,21 +35,24 @@ export class HttpClient extends HttpExchange {
   /**
    * A JSON GET of the API with retries: 5xx, connection failures (also while the body is read),
    * silence and bad framing with backoff, 429 within the wait budget. Validates the body with
-   * `schema`. `authenticate: false` sends no API key (keyless public catalog calls). Throws
+   * `schema`. `authenticate: false` sends no API key (keyless public catalog calls); `signal`
+   * limits the call besides the run's signal (see `RequestSpec.signal`). Throws
    * ApiError for the spec's error responses, ResponseError (exit 7) for bodies that break the
    * spec, NetworkError after retries (at once for certificate and DNS failures).
    */
   async getJson<S extends z.core.$ZodType>(
     url: URL,
     schema: S,
-    opts: { authenticate?: boolean } = {},
+    opts: { authenticate?: boolean; signal?: AbortSignal } = {},
   ): Promise<{ body: z.output<S>; requestId: string | null; headers: ResponseHeaders }> {
     const retries = this.newRetryBudget();
     for (;;) {
       try {
-        const res = await this.send(
-          opts.authenticate === false ? { url, authenticate: false } : { url },
-        );
+        const res = await this.send({
+          url,
+          ...(opts.authenticate === false ? { authenticate: false } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
         if (res.status >= 200 && res.status < 300) {
           const body = await this.readJson(res, schema);
           return { body, requestId: res.requestId, headers: res.headers };

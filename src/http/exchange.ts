@@ -153,7 +153,7 @@ export class HttpExchange {
       method,
       headers,
       ...(spec.body !== undefined && method === "POST" ? { body: spec.body } : {}),
-      ...(this.signal ? { signal: this.signal } : {}),
+      ...(signalOf(this.signal, spec.signal) ?? {}),
     };
     try {
       const fast = budget === "download" && !toService ? await this.#fastBody() : undefined;
@@ -267,4 +267,14 @@ export class HttpExchange {
     if (remaining !== undefined && budget) parts.push(`${budget}-remaining=${remaining}`);
     this.options.onExchange(this.redactor.text(parts.join(" ")));
   }
+}
+
+/** The signal of one request: the run's, and the request's own time limit when it has one. */
+function signalOf(
+  run: AbortSignal | undefined,
+  own: AbortSignal | undefined,
+): { signal: AbortSignal } | undefined {
+  if (run && own) return { signal: AbortSignal.any([run, own]) };
+  const one = run ?? own;
+  return one ? { signal: one } : undefined;
 }

@@ -17,7 +17,7 @@ import { IDLE_TIMEOUT_MS } from "./dispatcher.js";
  *   the caller judges `authorized` / `authorizationError`.
  *
  * Rejects with the socket's error, or undici's `ConnectTimeoutError`
- * (`UND_ERR_CONNECT_TIMEOUT`) after {@link IDLE_TIMEOUT_MS} ms.
+ * (`UND_ERR_CONNECT_TIMEOUT`) after `timeoutMs` (default {@link IDLE_TIMEOUT_MS}) ms.
  */
 export function probeConnect(opts: {
   host: string;
@@ -25,9 +25,11 @@ export function probeConnect(opts: {
   tls: boolean;
   tunnel?: Duplex;
   secureContext?: SecureContext;
+  /** Connect (and handshake) time limit in ms; default {@link IDLE_TIMEOUT_MS}. */
+  timeoutMs?: number;
 }): Promise<Socket | TLSSocket> {
   const connector = buildConnector({
-    timeout: IDLE_TIMEOUT_MS,
+    timeout: opts.timeoutMs ?? IDLE_TIMEOUT_MS,
     maxCachedSessions: 0,
     ...(opts.tls
       ? {

@@ -50,6 +50,11 @@ export interface RequestSpec {
   budget?: Budget;
   /** Whether to send the API key (only ever to the service origin). Default true. */
   authenticate?: boolean;
+  /**
+   * A time limit of this request besides the run's signal (doctor's probe budget): its abort
+   * reason is the request's error, classified as any other (a `definite` one is not retried).
+   */
+  signal?: AbortSignal;
 }
 
 /** A response whose body is still to be read (or discarded) by the caller. */

@@ -6,6 +6,7 @@ import type { Session } from "../../session.js";
 import { budgetCheck } from "./budget-check.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
 import { networkChecks } from "./network-checks.js";
+import { type NETWORK_PROBE_BUDGET_MS, ProbeBudget } from "./probe.js";
 
 /** Node's version must be at least this (package.json `engines`). */
 const MIN_NODE = [20, 18] as const;
@@ -32,11 +33,13 @@ export function nodeCheck(version: string, undici?: string): DoctorCheck {
  * The checks that need the session, in order: base URL; proxy, DNS, TCP and TLS to its origin
  * (network-checks.ts); key (present and its source, then accepted, with its scopes), clock
  * skew and the download budget (budget-check.ts); and with `dir` the state files. A check that cannot run because an earlier one failed
- * is not reported.
+ * is not reported. The network probes and the key check's request share `budget` (doctor's
+ * {@link NETWORK_PROBE_BUDGET_MS}, 15 s: against a silent host doctor ends within it).
  */
 export async function sessionChecks(
   session: Session,
   dir: string | undefined,
+  budget: ProbeBudget = new ProbeBudget(),
 ): Promise<DoctorCheck[]> {
   let target: { url: URL; source: string };
   try {
@@ -45,7 +48,7 @@ export async function sessionChecks(
   } catch (err) {
     return [failure("base-url", err)];
   }
-  const network = await networkChecks(session, target);
+  const network = await networkChecks(session, target, budget);
   const checks: DoctorCheck[] = [
     {
       name: "base-url",
@@ -54,7 +57,7 @@ export async function sessionChecks(
       hint: null,
     },
     ...network.checks,
-    ...(await keyChecks(session, network.ok)),
+    ...(await keyChecks(session, network.ok, budget)),
   ];
   if (dir !== undefined) checks.push(await stateCheck(dir));
   return checks;
@@ -64,14 +67,20 @@ export async function sessionChecks(
  * The key: present (and its source), then, when the service is `reachable`, accepted with its
  * scopes, the clock against the answer's `Date` and the budget its rate-limit headers show.
  */
-async function keyChecks(session: Session, reachable: boolean): Promise<DoctorCheck[]> {
+async function keyChecks(
+  session: Session,
+  reachable: boolean,
+  budget: ProbeBudget,
+): Promise<DoctorCheck[]> {
   const checks: DoctorCheck[] = [];
   try {
     const key = await session.apiKey();
     const from = key.source === "config" ? "the config file" : keySourceName(key);
     checks.push({ name: "api-key", status: "ok", finding: `present (from ${from})`, hint: null });
     if (!reachable) return checks;
-    const { me, headers } = await getMe(await session.http());
+    const { me, headers } = await getMe(await session.http(), {
+      signal: budget.signal("key-accepted (GET /api/v1/me)"),
+    });
     const scopes = me.key.scopes.join(", ") || "none";
     const missing = ["catalog:read", "downloads:read"].filter((s) => !me.key.scopes.includes(s));
     checks.push(

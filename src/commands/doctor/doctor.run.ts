@@ -5,21 +5,27 @@ import type { Session } from "../../session.js";
 import { nodeCheck, sessionChecks } from "./checks.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import * as local from "./local-checks.js";
+import { ProbeBudget } from "./probe.js";
 import { type SyncNeed, spaceCheck, syncNeed } from "./space-check.js";
 
 /**
  * `svc-dl doctor [DIR]` (cli-contract "Operating unattended"): one line per check,
  * `ok|warn|fail <check>: <finding>`, with a hint when not ok; `--json`
- * `{"checks":[{name,status,finding,hint}]}`. Exit 1 when a check fails. Never prints a key:
+ * `{"checks":[{name,status,finding,hint}]}`. Exit 1 when a check fails. The network probes
+ * share one budget (`probeBudgetMs`, default 15 s; tests shorten it). Never prints a key:
  * findings name where the key came from, and errors are redacted by the client.
  */
-export async function runDoctor(session: Session, dirArg: string | undefined): Promise<void> {
+export async function runDoctor(
+  session: Session,
+  dirArg: string | undefined,
+  opts: { probeBudgetMs?: number } = {},
+): Promise<void> {
   const dir = dirArg === undefined ? undefined : resolve(session.ctx.cwd, dirArg);
   const { env, cwd } = session.ctx;
   const checks = [
     nodeCheck(process.versions.node, bundledUndiciVersion()),
     await local.configCheck(env),
-    ...(await sessionChecks(session, dir)),
+    ...(await sessionChecks(session, dir, new ProbeBudget(opts.probeBudgetMs))),
     await local.cacheCheck(env, cwd),
   ];
   if (dir !== undefined) {

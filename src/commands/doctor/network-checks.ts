@@ -1,7 +1,7 @@
 import type { NetworkSettings } from "../../http/dispatcher.js";
 import type { Session } from "../../session.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
-import type { ProbeTarget } from "./probe.js";
+import type { ProbeBudget, ProbeTarget } from "./probe.js";
 import { proxyCheck } from "./proxy-check.js";
 import { dnsCheck, tcpCheck } from "./socket-checks.js";
 import { tlsCheck } from "./tls-check.js";
@@ -13,11 +13,13 @@ import { tlsCheck } from "./tls-check.js";
  * applied; its password shown as `***`), then the name resolution, the TCP connection and the
  * TLS handshake of the first hop: the origin itself, or the proxy and a `CONNECT` tunnel through
  * it. A check that cannot run because an earlier one failed is not reported. `ok` is false when
- * one failed (later checks that need the service are then skipped too).
+ * one failed (later checks that need the service are then skipped too). The probes share
+ * `budget` (a probe that runs out of it fails, named, with `[timeout]`).
  */
 export async function networkChecks(
   session: Session,
   target: ProbeTarget,
+  budget: ProbeBudget,
 ): Promise<{ checks: DoctorCheck[]; ok: boolean }> {
   const checks: DoctorCheck[] = [];
   const done = (check: DoctorCheck) => {
@@ -38,8 +40,8 @@ export async function networkChecks(
   const hop = proxyUrl === undefined ? undefined : new URL(proxyUrl);
   const via = hop && { url: hop, source: proxySource(session, settings, target.url) ?? "" };
   const ok =
-    done(await dnsCheck(target, via)) &&
-    done(await tcpCheck(via ?? target, via !== undefined)) &&
+    done(await dnsCheck(target, via, budget)) &&
+    done(await tcpCheck(via ?? target, via !== undefined, budget)) &&
     done(
       await tlsCheck({
         target,
@@ -47,6 +49,7 @@ export async function networkChecks(
         settings,
         caSource: caSource(session, settings),
         nowMs: (session.ctx.clock ?? { now: () => Date.now() }).now(),
+        budget,
       }),
     );
   return { checks, ok };

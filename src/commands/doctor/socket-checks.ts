@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
 import type { DoctorCheck } from "./doctor-check.js";
-import { endpointOf, type ProbeTarget } from "./probe.js";
+import { endpointOf, type ProbeBudget, type ProbeTarget } from "./probe.js";
 
 /** The next step when a host name does not resolve; `via` is the proxy in use, if any. */
 function dnsHint(target: ProbeTarget, via: ProbeTarget | undefined): string {
@@ -22,6 +22,7 @@ function dnsHint(target: ProbeTarget, via: ProbeTarget | undefined): string {
 export async function dnsCheck(
   target: ProbeTarget,
   via: ProbeTarget | undefined,
+  budget: ProbeBudget,
 ): Promise<DoctorCheck> {
   const hop = via ?? target;
   const { host } = endpointOf(hop.url);
@@ -35,7 +36,15 @@ export async function dnsCheck(
     return { name: "dns", status: "ok", finding: `${host} is an address${through}`, hint: null };
   }
   try {
-    const found = await lookup(host, { all: true });
+    const found = await budget.race(lookup(host, { all: true }), () => undefined);
+    if (!found) {
+      return {
+        name: "dns",
+        status: "fail",
+        finding: `${host}: ${budget.ranOut()}${through} [timeout]`,
+        hint: "Check this machine's DNS resolver (/etc/resolv.conf) and the network.",
+      };
+    }
     const addresses = found.map((a) => a.address).join(", ");
     return { name: "dns", status: "ok", finding: `${host} → ${addresses}${through}`, hint: null };
   } catch (err) {
@@ -61,14 +70,20 @@ const UNREACHABLE = new Set([
 /**
  * TCP: opens one connection to the first hop (the origin, or the proxy when `viaProxy`),
  * reports the address reached and the time it took, and closes it. A refusal, a missing route
- * or silence past the run's connect limit ({@link IDLE_TIMEOUT_MS}) fails with a hint.
+ * or silence past what is left of doctor's `budget` (at most the run's connect limit,
+ * {@link IDLE_TIMEOUT_MS}) fails with a hint.
  */
-export async function tcpCheck(hop: ProbeTarget, viaProxy: boolean): Promise<DoctorCheck> {
+export async function tcpCheck(
+  hop: ProbeTarget,
+  viaProxy: boolean,
+  budget: ProbeBudget,
+): Promise<DoctorCheck> {
   const { host, port } = endpointOf(hop.url);
   const what = viaProxy ? "the proxy" : "the service";
   const started = performance.now();
   try {
-    const socket = await probeConnect({ host, port, tls: false });
+    const timeoutMs = Math.min(IDLE_TIMEOUT_MS, budget.remainingMs());
+    const socket = await probeConnect({ host, port, tls: false, timeoutMs });
     const remote = `${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`;
     socket.destroy();
     const ms = Math.round(performance.now() - started);
@@ -78,9 +93,11 @@ export async function tcpCheck(hop: ProbeTarget, viaProxy: boolean): Promise<Doc
     const refused = code === "ECONNREFUSED";
     const why = refused
       ? "refused the connection"
-      : UNREACHABLE.has(code)
-        ? "cannot be reached (no answer, or no route)"
-        : `failed: ${(err as Error).message}`;
+      : code === "UND_ERR_CONNECT_TIMEOUT" && budget.spent()
+        ? budget.ranOut()
+        : UNREACHABLE.has(code)
+          ? "cannot be reached (no answer, or no route)"
+          : `failed: ${(err as Error).message}`;
     const where = viaProxy
       ? `the proxy address (from ${hop.source || "the proxy setting"})`
       : `the base URL's host and port (from ${hop.source})`;

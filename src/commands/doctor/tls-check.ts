@@ -10,7 +10,7 @@ import type { NetworkSettings } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
 import { tlsTrust } from "../../http/tls-trust.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
-import { endpointOf, type ProbeTarget } from "./probe.js";
+import { endpointOf, type ProbeBudget, type ProbeTarget } from "./probe.js";
 import { openTunnel, TunnelRefused } from "./tunnel.js";
 
 /** What {@link tlsCheck} probes. */
@@ -25,6 +25,8 @@ export interface TlsProbe {
   caSource: string | undefined;
   /** Now, in ms since the epoch (the certificate's days left). */
   nowMs: number;
+  /** Doctor's probe budget: the tunnel and the handshake get what is left of it. */
+  budget: ProbeBudget;
 }
 
 /** A certificate that expires within this many days warns: the nightly job will break soon. */
@@ -53,7 +55,7 @@ export async function tlsCheck(p: TlsProbe): Promise<DoctorCheck> {
   }
   let socket: TLSSocket;
   try {
-    socket = await handshake(p.target.url, p.proxy, secureContext);
+    socket = await handshake(p.target.url, p.proxy, secureContext, p.budget);
   } catch (err) {
     return handshakeFailure(err, p);
   }
@@ -90,10 +92,11 @@ async function handshake(
   url: URL,
   proxy: URL | undefined,
   secureContext: SecureContext | undefined,
+  budget: ProbeBudget,
 ): Promise<TLSSocket> {
   const { host, port } = endpointOf(url);
   const tunnel: Duplex | undefined = proxy
-    ? await openTunnel(proxy, url, secureContext)
+    ? await openTunnel(proxy, url, secureContext, budget.remainingMs())
     : undefined;
   try {
     // with a tunnel, `host` only names whom the certificate must be issued for
@@ -101,6 +104,7 @@ async function handshake(
       host,
       port,
       tls: true,
+      timeoutMs: budget.remainingMs(),
       ...(tunnel ? { tunnel } : {}),
       ...(secureContext ? { secureContext } : {}),
     })) as TLSSocket;
@@ -171,6 +175,15 @@ function handshakeFailure(err: unknown, p: TlsProbe): DoctorCheck {
   const message = err instanceof Error ? err.message : String(err);
   const code = String((err as { code?: unknown }).code ?? "");
   const kind = classifyNetworkError(err);
+  if (kind === "timeout" && p.budget.spent()) {
+    const through = p.proxy ? " (through the proxy's tunnel)" : "";
+    return {
+      name: "tls",
+      status: "fail",
+      finding: `TLS handshake with ${url.host}${through}: ${p.budget.ranOut()} [timeout]`,
+      hint: `Check that the base URL's port (from ${source}) serves https, and that nothing on the way holds the connection.`,
+    };
+  }
   if (kind === "not_tls") {
     return {
       name: "tls",

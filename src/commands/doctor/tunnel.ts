@@ -18,19 +18,21 @@ export class TunnelRefused extends Error {
 /**
  * Opens a `CONNECT` tunnel through `proxy` to `url`'s host and port with undici (as the run's
  * ProxyAgent does: a login in the proxy's URL goes as `Proxy-Authorization: Basic`, an https
- * proxy is verified with `secureContext`, the run's, when given), and returns the raw tunnel socket (the caller owns it). Throws
+ * proxy is verified with `secureContext`, the run's, when given; connect and answer each within
+ * `timeoutMs`, default {@link IDLE_TIMEOUT_MS}), and returns the raw tunnel socket (the caller owns it). Throws
  * {@link TunnelRefused} when the proxy answers anything but 200 or closes the connection.
  */
 export async function openTunnel(
   proxy: URL,
   url: URL,
   secureContext: SecureContext | undefined,
+  timeoutMs = IDLE_TIMEOUT_MS,
 ): Promise<Duplex> {
   const { port } = endpointOf(url);
   const authority = `${url.hostname}:${port}`;
   const client = new Client(proxy.origin, {
-    connect: { timeout: IDLE_TIMEOUT_MS, ...(secureContext ? { secureContext } : {}) },
-    headersTimeout: IDLE_TIMEOUT_MS,
+    connect: { timeout: timeoutMs, ...(secureContext ? { secureContext } : {}) },
+    headersTimeout: timeoutMs,
   });
   const headers: Record<string, string> = { host: authority };
   if (proxy.username !== "" || proxy.password !== "") {
