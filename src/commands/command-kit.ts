@@ -41,28 +41,35 @@ export function addDownloadOptions(cmd: Command, opts: { edition?: string } = {}
     .option("--force", "overwrite a file that svc-dl did not download");
 }
 
-/** `--report`, `--metrics`, `--on-item` as commander parses them. */
+/** `--report`, `--metrics`, `--on-item`, `--on-done` as commander parses them. */
 export interface RunOutputFlags {
   report?: string;
   metrics?: string;
   onItem?: string;
+  onDone?: string;
 }
 
 /**
  * Adds the unattended-run options of a multi-item command (cli-contract "Operating
- * unattended"): `--report FILE`, `--metrics FILE`, `--on-item CMD` (src/run/).
+ * unattended" and "Credentials, schedules and offline runs"): `--report FILE`, `--metrics
+ * FILE`, `--on-item CMD`, `--on-done CMD` (src/run/).
  */
 export function addRunOptions(cmd: Command): Command {
   return cmd
     .option("--report <file>", "also write the run's JSON document to FILE, on every exit")
     .option("--metrics <file>", "write Prometheus metrics (textfile collector) to FILE")
-    .option("--on-item <cmd>", "run CMD with /bin/sh -c after each item (its JSON on stdin)");
+    .option("--on-item <cmd>", "run CMD with /bin/sh -c after each item (its JSON on stdin)")
+    .option(
+      "--on-done <cmd>",
+      "run CMD with /bin/sh -c after the run, however it ends (the run's JSON on stdin)",
+    );
 }
 
 /** The help lines of {@link addRunOptions}, for a command's help text. */
 export const RUN_OPTIONS_HELP = `--report FILE is written atomically on every exit, also when the run stops part-way
-("complete": false, the error, the items settled so far); a report that cannot be written is a
-warning and the exit code stays the run's. --metrics FILE keeps svc_dl_last_success_timestamp_seconds
-from the previous FILE when this run fails. --on-item gets SVC_DL_ITEM_STATUS, SVC_DL_ITEM_PATH
-and SVC_DL_ITEM_SLUG (never a key), 60 s at most; a failing hook is a warning. See
-docs/cron-and-ci.md.`;
+("complete": false, the error, the items settled so far); a report or metrics file that cannot be
+written makes a run that succeeded exit 8 (a failed run keeps its own code). --metrics FILE keeps
+svc_dl_last_success_timestamp_seconds from the previous FILE when this run fails. --on-item gets
+SVC_DL_ITEM_STATUS, SVC_DL_ITEM_PATH and SVC_DL_ITEM_SLUG; --on-done gets SVC_DL_EXIT_CODE,
+SVC_DL_COMMAND and SVC_DL_REPORT (never a key); each call 60 s at most; a failing hook is a
+warning and never changes the exit code. See docs/cron-and-ci.md.`;

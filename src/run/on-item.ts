@@ -5,8 +5,16 @@ import type { RunItem } from "./recorder.js";
 /** The longest an `--on-item` call may run before it is killed (cli-contract: at most 60 s). */
 export const ON_ITEM_TIMEOUT_MS = 60_000;
 
-/** Variables never passed to a hook: svc-dl's credentials (cli-contract: never a key). */
-const SECRET_VARS = new Set(["SVC_API_KEY", "SVC_LICENSE_KEY"]);
+/**
+ * Variables never passed to a hook: svc-dl's credentials and where its key files are
+ * (cli-contract: never a key).
+ */
+const SECRET_VARS = new Set([
+  "SVC_API_KEY",
+  "SVC_LICENSE_KEY",
+  "SVC_API_KEY_FILE",
+  "CREDENTIALS_DIRECTORY",
+]);
 
 /** Options of {@link ItemHooks}. */
 export interface ItemHookOptions {
@@ -61,30 +69,54 @@ export function hookEnv(
   env: Readonly<Record<string, string | undefined>>,
   item: RunItem,
 ): Record<string, string> {
+  return hookEnvWith(env, {
+    SVC_DL_ITEM_STATUS: item.status,
+    SVC_DL_ITEM_PATH: typeof item.path === "string" ? item.path : "",
+    SVC_DL_ITEM_SLUG: typeof item.slug === "string" ? item.slug : "",
+  });
+}
+
+/** A hook's environment: the run's without svc-dl's credentials, plus `vars`. */
+export function hookEnvWith(
+  env: Readonly<Record<string, string | undefined>>,
+  vars: Readonly<Record<string, string>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (v !== undefined && !SECRET_VARS.has(k)) out[k] = v;
   }
-  out.SVC_DL_ITEM_STATUS = item.status;
-  out.SVC_DL_ITEM_PATH = typeof item.path === "string" ? item.path : "";
-  out.SVC_DL_ITEM_SLUG = typeof item.slug === "string" ? item.slug : "";
-  return out;
+  return Object.assign(out, vars);
 }
 
 /**
- * Runs one call; resolves with what went wrong (`exited with code 3`, `timed out after 60 s`,
- * `could not start: …`) or undefined when it exited 0. Never rejects.
+ * Runs one `--on-item` call; resolves with what went wrong (`exited with code 3`, `timed out
+ * after 60 s`, `could not start: …`) or undefined when it exited 0. Never rejects.
  */
 export function runHook(
   command: string,
   item: RunItem,
   opts: ItemHookOptions,
 ): Promise<string | undefined> {
+  return runShellHook(command, item, hookEnv(opts.env, item), opts);
+}
+
+/**
+ * Runs `command` with `/bin/sh -c` in its own process group, `payload` as one JSON line on its
+ * stdin and `env` as its environment; its output goes to `opts.output` (or nowhere). The
+ * group is killed after `opts.timeoutMs` ({@link ON_ITEM_TIMEOUT_MS}). Resolves with what went
+ * wrong, or undefined when it exited 0; never rejects.
+ */
+export function runShellHook(
+  command: string,
+  payload: unknown,
+  env: Record<string, string>,
+  opts: Pick<ItemHookOptions, "cwd" | "output" | "timeoutMs">,
+): Promise<string | undefined> {
   const timeoutMs = opts.timeoutMs ?? ON_ITEM_TIMEOUT_MS;
   return new Promise((resolve) => {
     const child = spawn("/bin/sh", ["-c", command], {
       cwd: opts.cwd,
-      env: hookEnv(opts.env, item),
+      env,
       stdio: ["pipe", opts.output ? "pipe" : "ignore", opts.output ? "pipe" : "ignore"],
       detached: true,
     });
@@ -98,7 +130,7 @@ export function runHook(
       child.stderr?.on("data", (d: Buffer) => opts.output?.write(d));
     }
     child.stdin?.on("error", () => {}); // a hook that does not read its stdin
-    child.stdin?.end(`${JSON.stringify(item)}\n`);
+    child.stdin?.end(`${JSON.stringify(payload)}\n`);
     child.on("error", (err) => {
       clearTimeout(timer);
       resolve(`could not start: ${err.message}`);

@@ -6,11 +6,13 @@ export interface RunSinkOptions {
   metrics?: string | undefined;
   /** `--on-item CMD`: a `/bin/sh -c` hook per settled item. */
   onItem?: string | undefined;
+  /** `--on-done CMD`: a `/bin/sh -c` hook after the run, however it ends. */
+  onDone?: string | undefined;
 }
 
-/** The run sinks of a command's options (`--report`, `--metrics`, `--on-item`), and nothing else. */
+/** The run sinks of a command's options (`--report`, `--metrics`, `--on-item`, `--on-done`), and nothing else. */
 export function runSinks(opts: RunSinkOptions): RunSinkOptions {
-  return { report: opts.report, metrics: opts.metrics, onItem: opts.onItem };
+  return { report: opts.report, metrics: opts.metrics, onItem: opts.onItem, onDone: opts.onDone };
 }
 
 /** True when one of the sinks is set: the command then runs as a recorded run. */

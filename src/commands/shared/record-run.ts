@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { FileSystemError } from "../../errors/file-system-error.js";
 import { toSvcError } from "../../errors/format.js";
 import { SvcError } from "../../errors/svc-error.js";
@@ -6,7 +7,7 @@ import { runErrorOf } from "../../run/error.js";
 import { writeReport } from "../../run/files.js";
 import { clockTime, runHeader } from "../../run/log-time.js";
 import { writeMetrics } from "../../run/metrics.js";
-import { ItemHooks } from "../../run/on-item.js";
+import { hookEnvWith, ItemHooks, runShellHook } from "../../run/on-item.js";
 import { type RunDocument, type RunError, RunRecorder } from "../../run/recorder.js";
 import type { RunSinkOptions } from "../../run/sinks.js";
 import { appendStepSummary } from "../../run/step-summary.js";
@@ -41,8 +42,8 @@ const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
  * summary) fails a run that had succeeded: after the run's own outcome is printed, the first
  * such error is thrown (exit 8: `unsafe_output_path`, `write_failed`, `no_space`,
  * `permission_denied`) and any other is a warning; a run that had failed keeps its own exit code
- * and each such error is a warning (`output_not_written`). A failing `--on-item` hook is always
- * a warning. Rethrows what `body` throws.
+ * and each such error is a warning (`output_not_written`). A failing `--on-item` or
+ * `--on-done` hook is always a warning; `--on-done` runs last, told the exit code. Rethrows what `body` throws.
  */
 export async function recordRun<T>(
   session: Session,
@@ -153,7 +154,37 @@ async function finishRun(
   const [first, ...rest] = problems;
   const fails = first !== undefined && !failure && session.exitCode === 0;
   for (const p of fails ? rest : problems) warnRun(session, "output_not_written", p.message);
+  if (spec.sinks.onDone) {
+    await runDoneHook(session, spec, doc, fails ? first.exitCode : exitCode);
+  }
   if (fails) throw first;
+}
+
+/**
+ * `--on-done CMD` (cli-contract "Credentials, schedules and offline runs"): once the run has
+ * ended, however it ended, CMD runs with `/bin/sh -c`, the run's JSON document on stdin and
+ * `SVC_DL_EXIT_CODE`, `SVC_DL_COMMAND` and (with `--report`) `SVC_DL_REPORT` in its
+ * environment, never a key; 60 s at most. Its failure is a warning and never changes the exit
+ * code.
+ */
+async function runDoneHook(
+  session: Session,
+  spec: RunSpec,
+  doc: RunDocument,
+  exitCode: number,
+): Promise<void> {
+  const { ctx } = session;
+  const command = spec.sinks.onDone ?? "";
+  const vars: Record<string, string> = {
+    SVC_DL_EXIT_CODE: String(exitCode),
+    SVC_DL_COMMAND: spec.command,
+  };
+  if (spec.sinks.report) vars.SVC_DL_REPORT = resolve(ctx.cwd, spec.sinks.report);
+  const problem = await runShellHook(command, doc, hookEnvWith(ctx.env, vars), {
+    cwd: ctx.cwd,
+    output: session.globals.json ? undefined : ctx.io.stderr,
+  });
+  if (problem) warnRun(session, "hook_failed", `--on-done ${problem}`);
 }
 
 /**
