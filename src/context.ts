@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
+import { fstatSync, readFileSync } from "node:fs";
 import type { Dispatcher } from "undici";
 import { type Keyring, osKeyring } from "./config/keyring.js";
 import { InterruptedError } from "./errors/interrupted-error.js";
-import type { IOStreams } from "./io/streams.js";
+import { type IOStreams, isJournalStream } from "./io/streams.js";
 import type { Clock } from "./model.js";
 
 /**
@@ -45,6 +45,16 @@ export function packageVersion(): string {
   const raw = readFileSync(new URL("../package.json", import.meta.url), "utf8");
   const parsed = JSON.parse(raw) as { version?: unknown };
   return typeof parsed.version === "string" ? parsed.version : "0.0.0";
+}
+
+/** The device and inode of stderr (fd 2), or undefined when it cannot be told. */
+function stderrStats(): { dev: number; ino: number } | undefined {
+  if (!process.env.JOURNAL_STREAM) return undefined;
+  try {
+    return fstatSync(2);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The width of the terminal on stderr, else `COLUMNS`, else unknown. */
@@ -96,6 +106,7 @@ export function systemContext(): Context {
         return process.stdin.isTTY === true;
       },
       ...columnsField(terminalColumns()),
+      stderrIsJournal: isJournalStream(process.env.JOURNAL_STREAM, stderrStats()),
     },
     env: process.env,
     cwd: process.cwd(),

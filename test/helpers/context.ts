@@ -47,6 +47,8 @@ export interface TestContextOptions {
   stdin?: string;
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
+  /** stderr is the systemd journal. */
+  stderrIsJournal?: boolean;
   stdinIsTTY?: boolean;
   /** Terminal width of stderr. */
   columns?: number;
@@ -92,6 +94,7 @@ export function testContext(opts: TestContextOptions = {}): TestContext {
       stdin,
       stdoutIsTTY: opts.stdoutIsTTY ?? false,
       stderrIsTTY: opts.stderrIsTTY ?? false,
+      ...(opts.stderrIsJournal ? { stderrIsJournal: true } : {}),
       stdinIsTTY: opts.stdinIsTTY ?? false,
       ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
     },

@@ -38,7 +38,8 @@ const STEP_SUMMARY_COMMANDS = new Set(["install", "packs sync"]);
  * three through src/io/output-file.ts: a regular file or nothing).
  * Without a terminal on stderr (and without `--json`), the run begins with the header line
  * `svc-dl <version> <command> started <local ISO-8601 time>` and every later stderr line starts
- * with `HH:MM:SS ` (the context's clock). A file that cannot be written (report, metrics, step
+ * with `HH:MM:SS ` (the context's clock), unless stderr is the systemd journal, which stamps
+ * lines itself. A file that cannot be written (report, metrics, step
  * summary) fails a run that had succeeded: after the run's own outcome is printed, the first
  * such error is thrown (exit 8: `unsafe_output_path`, `write_failed`, `no_space`,
  * `permission_denied`) and any other is a warning; a run that had failed keeps its own exit code
@@ -57,10 +58,12 @@ export async function recordRun<T>(
     // (bad configuration) prints only its error line.
     let header: string | undefined =
       `${runHeader(session.ctx.version, spec.command, run.startedAt)}\n`;
+    // the journal stamps each line itself (cli-contract "Journald")
+    const stamp = session.ctx.io.stderrIsJournal !== true;
     session.linePrefix = () => {
       const head = header ?? "";
       header = undefined;
-      return `${head}${clockTime(now())} `;
+      return stamp ? `${head}${clockTime(now())} ` : head;
     };
   }
   const hooks = spec.sinks.onItem
