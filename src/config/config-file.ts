@@ -64,7 +64,7 @@ export function readConfig(path: string): ConfigSchema {
 function invalidConfig(path: string, problem: string): UsageError {
   return new UsageError(`the config file ${path} is not valid: ${problem}`, {
     code: "config_invalid",
-    hint: `Fix or delete ${path} (it holds base-url and the stored API keys).`,
+    detail: { path },
   });
 }
 
@@ -120,7 +120,6 @@ export function assertSafeFile(path: string): boolean {
 function unsafeConfig(what: string, problem: string): FileSystemError {
   return new FileSystemError(`refusing to use ${what}: it ${problem}`, {
     code: "unsafe_config",
-    hint: "The API key is never stored where another user could read or replace it. Use a private directory of your own (chmod 700), or set SVC_DL_CONFIG_DIR to one.",
   });
 }
 
@@ -144,10 +143,7 @@ export function guard<T>(fn: () => T, where: string): T {
       `cannot use the config file ${where}: ${err instanceof Error ? err.message : String(err)}`,
       {
         code: "config_unreadable",
-        hint:
-          code === "EACCES" || code === "EPERM"
-            ? "Check the permissions of the config directory, or set SVC_DL_CONFIG_DIR to another one."
-            : "Set SVC_DL_CONFIG_DIR to a writable directory.",
+        detail: { permission: code === "EACCES" || code === "EPERM" },
         cause: err,
       },
     );

@@ -13,6 +13,5 @@ export function corruptDownload(
     code: "corrupt_download",
     httpStatus: response.httpStatus ?? null,
     requestId: response.requestId ?? null,
-    hint: "Run the same command again; if it keeps failing, report the request id to the service.",
   });
 }

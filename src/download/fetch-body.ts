@@ -267,7 +267,7 @@ class BodyFetch<R> {
     if (failure === undefined) {
       return new NetworkError(`the download ended after ${held} of ${head.total} bytes`, {
         requestId: res.requestId,
-        hint: "Run the same command again to resume from the bytes already saved.",
+        detail: { partialKept: true },
       });
     }
     if (failure instanceof NetworkError) return failure; // the low-speed rule

@@ -129,7 +129,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
         `the partial data in ${this.paths.data} changed during the download`,
         {
           code: "write_failed",
-          hint: "Run the same command again; svc-dl starts the file over.",
+          detail: { restart: true },
         },
       );
     }

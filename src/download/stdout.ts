@@ -136,7 +136,7 @@ class StreamSink implements DownloadSink<DownloadResult> {
     if (this.#written > 0) {
       throw new NetworkError(
         `the transfer failed after ${this.#written} bytes and cannot continue the same bytes (${reason}); output is incomplete`,
-        { ...this.#where(), hint: "Run the command again, or download with -o DIR to resume." },
+        { ...this.#where(), detail: { toStdout: true } },
       );
     }
     this.#head = Buffer.alloc(0);

@@ -178,7 +178,7 @@ class GatheringWriter implements HashingFileWriter {
     if (read.bytes !== this.bytes) {
       throw new FileSystemError(
         `the part file holds ${read.bytes} bytes where ${this.bytes} were written (it changed during the download)`,
-        { code: "write_failed", hint: "Run the same command again; svc-dl starts the file over." },
+        { code: "write_failed", detail: { restart: true } },
       );
     }
     return read.sha256;

@@ -5,8 +5,9 @@ import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
  * local code svc-dl reports → its exit code, whether running again later may succeed
  * (`retryable`, the `--json` error line's field), its scope (whether it stops a run over several
  * items or fails one item), and the generic hint, rendered for the command at hand so that it
- * names only commands and flags that exist. A hint given where the error is thrown (it knows the
- * path, the flag that was passed, the key's source) wins over the table's.
+ * names only commands and flags that exist, from the facts the thrower passes (`detail`: a path,
+ * a file name). A thrower gives its own prose hint only where no row can know the situation;
+ * test/errors/hint-source.test.ts lists those places.
  */
 
 /** What a hint may refer to: the command being run and the commander tree around it. */
@@ -23,8 +24,18 @@ export interface HintContext {
   readonly item?: "pack" | "asset";
 }
 
-/** A hint: fixed text, or text built for the command at hand; null when there is no next step. */
-export type Hint = string | ((c: HintContext) => string | null);
+/**
+ * The facts a thrower knows about one failure (a path, the file name, whether the partial data
+ * is kept), which a row's hint may name: `new SvcError(msg, { code, detail: { path } })`.
+ * Values are plain text or numbers; absent keys mean the thrower does not know.
+ */
+export type HintDetail = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/**
+ * A hint: fixed text, or text built for the command at hand and the thrower's facts; null when
+ * there is no next step.
+ */
+export type Hint = string | ((c: HintContext, detail: HintDetail) => string | null);
 
 /**
  * What a failure stops in a run over several items (`packs sync`, `install`, several slugs,
@@ -219,7 +230,13 @@ export const CODES = {
   server_error: server(`The service failed; try again later and ${SUPPORT}.`),
 
   // --- network (connection, TLS, DNS, timeout) ---
-  network_error: server("Check the network and the base URL; svc-dl retried where it could."),
+  network_error: server((_c, d) =>
+    d.toStdout
+      ? "Run the command again, or download with -o DIR to resume."
+      : d.partialKept
+        ? "Run the same command again to resume from the bytes already saved."
+        : "Check the network and the base URL; svc-dl retried where it could.",
+  ),
   timeout: server("The service stopped answering; run the same command again later."),
   dns_error: {
     exitCode: ExitCode.network,
@@ -399,20 +416,31 @@ export const CODES = {
       ? "Check the permissions of the output directory, or choose another with -o."
       : "Check the permissions of the directory and of the files in it.",
   ),
-  write_failed: local(null, true),
+  // the part file changed under the download (`restart`): the next run starts it over
+  write_failed: local(
+    (_c, d) => (d.restart ? "Run the same command again; svc-dl starts the file over." : null),
+    true,
+  ),
   unsafe_output_path: local(
     "Move what is at that path away, or name another file: outside its own .svc-dl/ folder svc-dl writes only regular files, never through a symlink, FIFO, device or directory.",
   ),
   unsafe_state_dir: local(
     "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make).",
   ),
-  config_unreadable: local("Check the config file's permissions (`svc-dl config path`)."),
-  config_invalid: config("Fix or delete the config file (`svc-dl config path`)."),
+  config_unreadable: local((_c, d) =>
+    d.permission === false
+      ? "Set SVC_DL_CONFIG_DIR to a writable directory."
+      : "Check the permissions of the config directory and file (`svc-dl config path` names them), or set SVC_DL_CONFIG_DIR to another directory.",
+  ),
+  config_invalid: config(
+    (_c, d) =>
+      `Fix or delete ${d.path ?? "the config file (`svc-dl config path`)"}: it holds base-url and the stored API keys.`,
+  ),
   unsafe_key_file: local(
     "The key file must be a regular file of your own that only you can read (chmod 600 FILE), not a symlink; fix it or point SVC_API_KEY_FILE at another.",
   ),
   unsafe_config: local(
-    "The config directory must be yours, not a symlink, and not writable by group or others (chmod 700); `svc-dl config path` names it.",
+    "The API key is never stored where another user could read or replace it: use a private directory of your own (chmod 700), or set SVC_DL_CONFIG_DIR to one (`svc-dl config path` names the one in use).",
   ),
   unsafe_cache_dir: local(
     (c) =>
@@ -549,14 +577,14 @@ export function scopeOf(code: string): Scope {
 }
 
 /**
- * The table's hint for a code, rendered for the command at hand; null for unlisted codes and
- * when there is no next step. A hint given at the throw site wins over this one
- * (`format.ts` `hintFor`).
+ * The table's hint for a code, rendered for the command at hand and the thrower's facts
+ * (`detail`, default none); null for unlisted codes and when there is no next step. A hint
+ * given at the throw site wins over this one (`format.ts` `hintFor`).
  */
-export function renderHint(code: string, c: HintContext): string | null {
+export function renderHint(code: string, c: HintContext, detail: HintDetail = {}): string | null {
   const hint = codeEntry(code)?.hint;
   if (hint === undefined || hint === null) return null;
-  return typeof hint === "string" ? hint : hint(c);
+  return typeof hint === "string" ? hint : hint(c, detail);
 }
 
 /** A context for hints outside any command (the library): no flags, no optional commands. */

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./codes.js";
+import type { ErrorCode, HintDetail } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -12,8 +12,13 @@ export class FileSystemError extends SvcError {
   declare readonly code: ErrorCode;
   constructor(
     message: string,
-    opts: { code: ErrorCode; hint?: string | undefined; cause?: unknown },
+    opts: { code: ErrorCode; hint?: string | undefined; detail?: HintDetail; cause?: unknown },
   ) {
-    super(message, { code: opts.code, hint: opts.hint, cause: opts.cause });
+    super(message, {
+      code: opts.code,
+      hint: opts.hint,
+      cause: opts.cause,
+      ...(opts.detail ? { detail: opts.detail } : {}),
+    });
   }
 }

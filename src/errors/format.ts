@@ -27,7 +27,7 @@ export function toSvcError(err: unknown): SvcError {
  * else the table's for the code, rendered for `c`.
  */
 export function hintFor(err: SvcError, c: HintContext = NO_COMMAND): string | null {
-  return err.siteHint ?? renderHint(err.code, c);
+  return err.siteHint ?? renderHint(err.code, c, err.detail);
 }
 
 /**

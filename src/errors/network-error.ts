@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./codes.js";
+import type { ErrorCode, HintDetail } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -18,6 +18,7 @@ export class NetworkError extends SvcError {
       httpStatus?: number | null;
       requestId?: string | null;
       hint?: string | undefined;
+      detail?: HintDetail;
       cause?: unknown;
     } = {},
   ) {
@@ -26,6 +27,7 @@ export class NetworkError extends SvcError {
       httpStatus: opts.httpStatus ?? null,
       requestId: opts.requestId ?? null,
       hint: opts.hint,
+      ...(opts.detail ? { detail: opts.detail } : {}),
       cause: opts.cause,
     });
   }

@@ -2,6 +2,7 @@ import {
   type CodedFailure,
   type ErrorCode,
   exitCodeFor,
+  type HintDetail,
   isRetryable,
   NO_COMMAND,
   renderHint,
@@ -12,8 +13,9 @@ import type { ExitCodeValue } from "./exit-codes.js";
 /**
  * Base class of every error svc-dl reports to the user. `main()` turns it into one stderr
  * line (or the `--json` error document) and its `exitCode` (cli-contract "Exit codes"). The one
- * table in `codes.ts` decides the exit code, `retryable` and the generic hint from `code`; a hint
- * given here by the thrower (it knows the path, the flag, the key's source) wins over the table's.
+ * table in `codes.ts` decides the exit code, `retryable` and the hint from `code` and the facts the
+ * thrower passes (`detail`); a prose hint given here by the thrower wins over the table's, for
+ * the few situations no row can know (listed in test/errors/hint-source.test.ts).
  */
 export class SvcError extends Error {
   override name = "SvcError";
@@ -25,6 +27,8 @@ export class SvcError extends Error {
   readonly requestId: string | null;
   /** The thrower's own hint for this situation, when it gave one; it wins over the table's. */
   readonly siteHint: string | undefined;
+  /** The facts the thrower passed for the table's hint to name (a path, a file name); {} when none. */
+  readonly detail: HintDetail;
   /**
    * The next step: the thrower's hint, else the table's for the code (outside any command, as a
    * library caller sees it; the CLI renders the table's for the command at hand). Undefined when
@@ -41,6 +45,7 @@ export class SvcError extends Error {
       httpStatus?: number | null;
       requestId?: string | null;
       hint?: string | undefined;
+      detail?: HintDetail;
       failures?: readonly CodedFailure[];
       cause?: unknown;
     },
@@ -50,7 +55,8 @@ export class SvcError extends Error {
     this.httpStatus = init.httpStatus ?? null;
     this.requestId = init.requestId ?? null;
     this.siteHint = init.hint;
-    this.hint = init.hint ?? renderHint(init.code, NO_COMMAND) ?? undefined;
+    this.detail = init.detail ?? {};
+    this.hint = init.hint ?? renderHint(init.code, NO_COMMAND, this.detail) ?? undefined;
     this.failures = init.failures ?? [];
   }
 
@@ -77,6 +83,9 @@ export class SvcError extends Error {
       message: f(this.message),
       hint: this.hint === undefined ? undefined : f(this.hint),
       siteHint: this.siteHint === undefined ? undefined : f(this.siteHint),
+      detail: Object.fromEntries(
+        Object.entries(this.detail).map(([k, v]) => [k, typeof v === "string" ? f(v) : v]),
+      ),
       stack: this.stack === undefined ? undefined : f(this.stack),
     });
     return copy;

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./codes.js";
+import type { ErrorCode, HintDetail } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -9,7 +9,14 @@ export class UsageError extends SvcError {
   override name = "UsageError";
   /** Always a row of the table (never a service's unlisted code). */
   declare readonly code: ErrorCode;
-  constructor(message: string, opts: { code?: ErrorCode; hint?: string | undefined } = {}) {
-    super(message, { code: opts.code ?? "usage_error", hint: opts.hint });
+  constructor(
+    message: string,
+    opts: { code?: ErrorCode; hint?: string | undefined; detail?: HintDetail } = {},
+  ) {
+    super(message, {
+      code: opts.code ?? "usage_error",
+      hint: opts.hint,
+      ...(opts.detail ? { detail: opts.detail } : {}),
+    });
   }
 }

@@ -66,11 +66,15 @@ describe("library errors carry the hint the CLI prints", () => {
   });
 
   it("every row with a hint gives errors a defined hint outside any command", () => {
+    // rows whose next step exists only for some facts of the thrower (`detail`)
+    const onlyWithFacts = new Set<string>(["write_failed"]);
     for (const code of Object.keys(CODES) as ErrorCode[]) {
       const err = new SvcError("m", { code });
       const expected = renderHint(code, NO_COMMAND) ?? undefined;
       expect([code, err.hint]).toEqual([code, expected]);
-      if (CODES[code].hint !== null) expect([code, typeof err.hint]).toEqual([code, "string"]);
+      if (CODES[code].hint !== null && !onlyWithFacts.has(code)) {
+        expect([code, typeof err.hint]).toEqual([code, "string"]);
+      }
     }
   });
 });
