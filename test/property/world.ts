@@ -1,0 +1,204 @@
+import { afterAll, beforeAll } from "vitest";
+import type { Faults, FileRef, MockService } from "../../src/mock-server/index.js";
+import { registerSecret } from "../helpers/cli.js";
+import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
+import { useMockService } from "../helpers/mock.js";
+import { makeSelfSignedCert } from "../helpers/tls.js";
+import type { Case, CommandKind, FaultCase } from "./case.js";
+
+// The service every case runs against: one mock (both origins over http) and two https fronts
+// with a private CA in front of it, started once per test file; each case sets the mock's sizes,
+// pace, write sizes and fault.
+
+/** One item a command asks for, with the bytes the mock serves for it. */
+export interface ServedItem {
+  ref: FileRef;
+  /** The file name the service gives it. */
+  filename: string;
+  sha256: string;
+  size: number;
+  /** The account may not download it: the item fails, and must leave no file. */
+  denied: boolean;
+}
+
+/** The running service of a test file. */
+export interface World {
+  readonly mock: MockService;
+  /** `SVC_BASE_URL`, `SVC_API_KEY` and, over https, `SVC_CA_FILE` for a protocol. */
+  env(protocol: Case["protocol"]): Record<string, string>;
+}
+
+/** Slugs of the packs the demo account owns, in list order (`packs sync` fetches them all). */
+const OWNED_PACKS = [
+  "desert-rocks",
+  "low-poly-forest",
+  "sci-fi-props",
+  "medieval-village",
+  "ocean-creatures",
+];
+
+/** The `svc-dl.json` of the `install` cases: two packs (one authoring edition) and an asset. */
+export const MANIFEST = {
+  dir: "vendor/assets",
+  packs: ["sci-fi-props", { slug: "low-poly-forest", edition: "authoring" }],
+  assets: ["free-sample-cube"],
+};
+
+/** The slugs on the command line (none for `packs sync` and `install`). */
+export function commandSlugs(c: Case): string[] {
+  const slugs: Record<CommandKind, string[]> = {
+    pack: ["medieval-village"],
+    packs: ["desert-rocks", "sci-fi-props", "ocean-creatures"],
+    asset: ["forest-pine-tree"],
+    assets: ["free-sample-cube", "village-well", ...(c.denied ? ["station-airlock"] : [])],
+    sync: [],
+    install: [],
+  };
+  return slugs[c.command];
+}
+
+/** What a case's command asks for, as file references (with `denied` for the refused asset). */
+function itemRefs(c: Case): { ref: FileRef; denied: boolean }[] {
+  const pack = (slug: string, edition: "standard" | "authoring" = "standard") => ({
+    ref: { kind: "pack" as const, slug, edition },
+    denied: false,
+  });
+  if (c.command === "sync") return OWNED_PACKS.map((s) => pack(s));
+  if (c.command === "install") {
+    return [
+      pack("sci-fi-props"),
+      pack("low-poly-forest", "authoring"),
+      { ref: { kind: "asset", slug: "free-sample-cube" }, denied: false },
+    ];
+  }
+  const kind = c.command === "pack" || c.command === "packs" ? "pack" : "asset";
+  return commandSlugs(c).map((slug) =>
+    kind === "pack"
+      ? pack(slug)
+      : { ref: { kind: "asset" as const, slug }, denied: slug === "station-airlock" },
+  );
+}
+
+/** Fewest bytes before a drawn cut of an `-o -` body (see {@link faultsFor}). */
+const STDOUT_CUT_MIN = 256;
+
+/** The mock's faults for a drawn fault, sized after the first file the command fetches. */
+export function faultsFor(c: Case, firstSize: number): Faults {
+  const at = (f: number, least = 0): number => {
+    const n = Math.max(least, Math.floor(f * firstSize));
+    // Not drawn while svc-dl fails it: `-o -` cut within the leading bytes its format check
+    // holds back (4 of a ZIP, 12 of a GLB) restarts from zero with those bytes still held, and
+    // the new body lands behind them ("PPK…", or more bytes than announced: corrupt_download,
+    // exit 7, though stdout got nothing yet). The cut then comes well after them instead (a
+    // cut connection may lose what it had in flight).
+    return c.stdout && n > 0 && n < STDOUT_CUT_MIN ? STDOUT_CUT_MIN : n;
+  };
+  const f: FaultCase = c.fault;
+  const base: Faults = {
+    ...(c.chunkSizes ? { chunkSizes: c.chunkSizes } : {}),
+    ...(c.serveSeconds
+      ? { throttleBytesPerSecond: Math.ceil(Math.max(c.packSize, c.assetSize) / c.serveSeconds) }
+      : {}),
+  };
+  switch (f.kind) {
+    case "none":
+      return base;
+    case "cut":
+      return f.clean
+        ? { ...base, shortBody: { bytes: at(f.at), count: f.count } }
+        : { ...base, dropAfterBytes: { bytes: at(f.at), count: f.count } };
+    case "cut-forever":
+      return { ...base, dropAfterBytes: { bytes: at(f.at), count: 1_000_000 } };
+    case "5xx":
+      return { ...base, serverError: { count: f.count, origin: f.origin, status: f.status } };
+    case "5xx-forever":
+      return { ...base, serverError: { count: 1_000_000, origin: "cdn", status: 503 } };
+    case "416-on-resume":
+      return {
+        ...base,
+        dropAfterBytes: { bytes: at(f.at, 1), count: 1 },
+        rangeNotSatisfiable: { count: 1 },
+      };
+    case "expired":
+      return { ...base, cdnExpired: { count: f.count, status: f.status } };
+  }
+}
+
+/**
+ * What the drawn fault lets the first run end with: success (`ok`), failure with exit 1 or 7
+ * (`fails`: a fault that never ends), or either (`-o -` answered 416 on its resume cannot take
+ * back what it wrote and fails, unless the cut came before anything was written). After a
+ * failure the re-run without the fault succeeds.
+ */
+export function faultOutcome(c: Case): "ok" | "fails" | "either" {
+  if (c.fault.kind === "cut-forever" || c.fault.kind === "5xx-forever") return "fails";
+  if (c.fault.kind === "416-on-resume" && c.stdout) return "either";
+  return "ok";
+}
+
+/**
+ * Sets the mock for case `c` (sizes, pace, write sizes, fault; limits and request log reset)
+ * and returns what the command asks for, with the bytes served for each, and what `fetch`
+ * (called with the first item before the fault is set) returns.
+ */
+export async function applyCase<T>(
+  mock: MockService,
+  c: Case,
+  fetch: (first: FileRef) => Promise<T>,
+): Promise<{ served: ServedItem[]; bytes: T }> {
+  mock.set({ faults: {}, packSize: c.packSize, assetSize: c.assetSize });
+  mock.resetLimits();
+  mock.clearLog();
+  const served: ServedItem[] = [];
+  for (const { ref, denied } of itemRefs(c)) {
+    const info = await mock.fileInfo(ref);
+    served.push({ ref, filename: info.filename, sha256: info.sha256, size: info.size, denied });
+  }
+  const first = served.find((i) => !i.denied);
+  if (!first) throw new Error("a case asks for no item the account may download");
+  const bytes = await fetch(first.ref);
+  mock.set({ faults: faultsFor(c, first.size) });
+  return { served, bytes };
+}
+
+/** Lifts the drawn fault, keeping the mock's pace and write sizes (for the re-run). */
+export function liftFault(mock: MockService, c: Case): void {
+  mock.set({ faults: faultsFor({ ...c, fault: { kind: "none" } }, 0) });
+}
+
+/**
+ * Starts the service for the calling test file (the mock of {@link useMockService}, then the
+ * https fronts, in beforeAll) and stops it (afterAll).
+ */
+export function useWorld(): World {
+  const shared = useMockService({
+    limits: {
+      download: { quota: 1_000_000, windowSeconds: 60 },
+      read: { quota: 1_000_000, windowSeconds: 60 },
+    },
+  });
+  let fronts: { api: FrontServer; cdn: FrontServer } | undefined;
+  let caFile = "";
+  beforeAll(async () => {
+    registerSecret(shared.mock.apiKey);
+    registerSecret(shared.mock.licenseKey);
+    const cert = makeSelfSignedCert(["IP:127.0.0.1"]);
+    if (!cert) throw new Error("openssl is needed for the private CA of the https cases");
+    caFile = cert.caFile;
+    fronts = await startTlsFronts(shared.mock, cert);
+  });
+  afterAll(async () => {
+    await fronts?.api.close();
+    await fronts?.cdn.close();
+  });
+  return {
+    get mock() {
+      return shared.mock;
+    },
+    env(protocol) {
+      if (protocol === "http") return shared.env();
+      if (!fronts) throw new Error("the https fronts are not running");
+      return { SVC_BASE_URL: fronts.api.url, SVC_API_KEY: shared.mock.apiKey, SVC_CA_FILE: caFile };
+    },
+  };
+}
