@@ -175,7 +175,7 @@ const INTENT_PREFIX = "lock-intent-";
 /** Writes an owner or intent record privately (never through a link); false when it failed. */
 function writeRecord(path: string, owner: LockOwner): boolean {
   try {
-    // not flushed: it only names a process of this boot (docs/performance.md "Start-up")
+    // not flushed: it only names a process of this boot (docs/performance.md "Durability")
     writePrivateFileAtomic(path, `${JSON.stringify(owner)}\n`, { durable: false });
     return true;
   } catch {

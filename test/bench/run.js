@@ -68,7 +68,7 @@ const TARGETS = {
   /** Wall time of a download of 512 MiB or more, × curl on the same CDN URL. */
   downloadRatio: { http: 1.25, https: 1.35 },
   /**
-   * CPU (user + sys) of a download against curl's plus `openssl dgst -sha256`'s: the issue's
+   * CPU (user + sys) of a download against curl's plus `openssl dgst -sha256`'s: the
    * "CPU vs curl + openssl dgst" row, read as (curl + dgst) / svc-dl ≥ 0.8, i.e. svc-dl at most
    * 1.25 × their CPU.
    */

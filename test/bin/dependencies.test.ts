@@ -37,7 +37,7 @@ function packagesImportedBy(entries: string[]): Set<string> {
     // import/export statements, import() and require() calls: not the same words inside a
     // string (an inlined package's generated code)
     const refs =
-      /^(?:import|export)\b[^;"'`]*?from\s*"([^"]+)"|(?<!["'`.\w])(?:import|require)\("([^"]+)"\)/gm;
+      /(?:^|;)\s*(?:import|export)\b[^;"'`]*?from\s*"([^"]+)"|(?<!["'`.\w])(?:import|require)\("([^"]+)"\)/gm;
     for (const m of text.matchAll(refs)) {
       const spec = m[1] ?? m[2] ?? "";
       if (spec.startsWith(".")) todo.push(resolve(dirname(file), spec));
