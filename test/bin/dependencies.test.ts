@@ -3,9 +3,11 @@ import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { PROGRAM_EXTERNALS } from "../../scripts/program-externals.js";
 
 // Honest dependencies: the program (bin/svc-dl.js → dist/cli.js) carries its npm packages
-// inlined, so `dependencies` in package.json are exactly the packages the library
+// inlined (but native modules, scripts/program-externals.js), so `dependencies` in
+// package.json are exactly those native modules and the packages the library
 // (dist/index.js, the "." export) and the mock service (dist/mock-server/, "./mock" and
 // svc-dl-mock) import at run time; everything else is a devDependency.
 
@@ -55,7 +57,9 @@ describe("package.json dependencies", () => {
       "dist/mock-server/index.js",
       "dist/mock-server/cli.js",
     ]);
-    expect([...imported].sort()).toEqual(Object.keys(pkg.dependencies).sort());
+    // and the native modules the program requires from node_modules (it cannot inline them)
+    const needed = new Set([...imported, ...PROGRAM_EXTERNALS]);
+    expect([...needed].sort()).toEqual(Object.keys(pkg.dependencies).sort());
   });
 
   it("the program imports no npm package at run time (all are inlined)", () => {
