@@ -76,6 +76,17 @@ describe("honest installation", () => {
     }
   });
 
+  it("CHANGELOG.md: Keep a Changelog sections, [Unreleased] first, the newest release is package.json's version", () => {
+    const changelog = readFileSync(join(root, "CHANGELOG.md"), "utf8");
+    const versions = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)];
+    expect(versions[0]?.[1]).toBe("Unreleased");
+    expect(versions[1]?.[1]).toBe((pkg as { version?: string }).version);
+    for (const v of versions.slice(1)) expect(v[2], v[1]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const m of changelog.matchAll(/^### (.+)$/gm)) {
+      expect(["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"]).toContain(m[1]);
+    }
+  });
+
   it("every relative link of the README names a file the package ships", () => {
     const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)#]+)(?:#[^)]*)?\)/g)].map(
       (m) => m[1] ?? "",
