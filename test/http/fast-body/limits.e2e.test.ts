@@ -276,11 +276,14 @@ describe("a stalled CDN is not waited on for every later item (docs/reliability.
     const cdn = await rawCdn((socket) => socket.write(`${HEAD}\r\n`)); // a head, then silence
     const api = await service(cdn.url);
     notices.length = 0;
-    const http = client(api.url, 200, { maxTries: 5, maxSilentAttempts: 2 });
+    const http = client(api.url, 500, { maxTries: 5, maxSilentAttempts: 2 });
     const outcomes: unknown[] = [];
+    let afterTwo = 0;
     try {
-      for (const slug of ["s1", "s2", "s3", "s4"])
+      for (const slug of ["s1", "s2", "s3", "s4"]) {
         outcomes.push((await downloadWith(http, slug)).outcome);
+        if (slug === "s2") afterTwo = cdn.requests();
+      }
     } finally {
       await http.close();
     }
@@ -291,8 +294,10 @@ describe("a stalled CDN is not waited on for every later item (docs/reliability.
     for (const m of messages.slice(2)) {
       expect(m).toContain("went silent in 2 earlier downloads of this run");
     }
-    // 2 silent attempts for each of the first two items, none for the rest
-    expect(cdn.requests()).toBe(4);
+    // the first two items asked the CDN (2 silent attempts each; on a loaded machine an
+    // attempt may end before its request reached the server), the later ones not at all
+    expect(afterTwo).toBeGreaterThanOrEqual(2);
+    expect(cdn.requests()).toBe(afterTwo);
     expect(notices.filter((n) => n.includes("later downloads from it fail at once"))).toHaveLength(
       1,
     );
