@@ -6,6 +6,7 @@ import { type JournalOp, JournalWriter, removeJournal, replayJournal } from "./j
 import { acquireDirLock, type DirLock, type LockOptions } from "./lock.js";
 import { checkDestination, pickFileName, recordOf, settleDestination } from "./ownership.js";
 import { type PartialPaths, partialPaths } from "./partial.js";
+import { settleReplacements } from "./replacement.js";
 import {
   ensureOutputDir,
   type ItemRef,
@@ -85,7 +86,8 @@ export class OutputDir {
     try {
       const state = readState(dir);
       const hadJournal = replayJournal(dir, state.generation, state.items);
-      return new OutputDir(dir, state, true, hadJournal, lock);
+      const settled = settleReplacements(dir, state.items);
+      return new OutputDir(dir, state, true, hadJournal || settled, lock);
     } catch (err) {
       await lock?.release();
       throw err;
@@ -100,6 +102,7 @@ export class OutputDir {
   static inspect(dir: string): OutputDir {
     const state = readState(dir);
     replayJournal(dir, state.generation, state.items);
+    settleReplacements(dir, state.items);
     return new OutputDir(dir, state, false);
   }
 
@@ -179,8 +182,9 @@ export class OutputDir {
    * Records `rec` (dropping any other record of the same item). With `move`, the function that
    * renames the complete file into place: a new file is recorded (on disk) before it appears,
    * so a run killed in between leaves a record of a missing file, never an unrecorded file of
-   * ours; a file being replaced is recorded after, so an old record never vouches for new
-   * bytes. Without `move` (the file is already in place: adopted, found intact) the record is
+   * ours; a recorded file being replaced has its record written with `rec` as `next` before,
+   * and `rec` after, so a run killed at any instant leaves a record that matches the file or
+   * none (src/outdir/replacement.ts), never an old record vouching for new bytes. Without `move` (the file is already in place: adopted, found intact) the record is
    * kept in memory and written with the next change or by {@link close}. Throws what `move`
    * throws, and FileSystemError (exit 8) when the state cannot be written.
    */
@@ -192,15 +196,24 @@ export class OutputDir {
     }
     // a dangling link at the destination counts as present
     const replacing = lstatIfExists(this.pathOf(rec.file)) !== undefined;
-    if (!replacing) {
-      this.change(rec);
-      await this.persist();
+    const holder = this.state.items[rec.file];
+    if (!replacing) this.change(rec);
+    else if (holder) this.setRecord({ ...holder, next: rec });
+    await this.persist();
+    try {
+      move();
+    } catch (err) {
+      if (replacing && holder) this.setRecord(holder); // still the old file
+      throw err;
     }
-    move();
-    if (replacing) {
-      this.change(rec);
-      await this.persist();
-    }
+    if (replacing) this.change(rec);
+    await this.persist();
+  }
+
+  /** Sets the record of its file as it is (no other record dropped, same item). */
+  private setRecord(rec: StateItem): void {
+    this.state.items[rec.file] = rec;
+    this.pending.push({ set: rec });
   }
 
   /** Writes the changes kept in memory now (an adopted download, worth not fetching again). */

@@ -35,6 +35,11 @@ export interface StateItem extends ItemRef {
   completed_at: string;
   mtime_ms?: number;
   fixed_name?: boolean;
+  /**
+   * Set only while the file is being replaced: the record of the new file about to be renamed
+   * over it (src/outdir/replacement.ts decides after a crash which of the two the file is).
+   */
+  next?: StateItem;
 }
 
 /**
@@ -200,7 +205,15 @@ export function asStateItem(value: unknown): StateItem | undefined {
       ? { mtime_ms: v.mtime_ms }
       : {}),
     ...(v.fixed_name === true ? { fixed_name: true } : {}),
+    ...nextOf(v.next, v.file),
   };
+}
+
+/** The `next` record of a record being replaced, when it is one (no deeper `next`), same file. */
+function nextOf(value: unknown, file: string): { next?: StateItem } {
+  if (!value || typeof value !== "object" || "next" in value) return {};
+  const next = asStateItem(value);
+  return next && next.file === file ? { next } : {};
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readFileSync,
   renameSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,7 +57,8 @@ describe("OutputDir.record: the ordering rule", () => {
     const src = join(out.stateDir, "new.tmp");
     writeFileSync(src, "one");
     let seenBefore: StateItem | undefined;
-    await out.record(rec("p", "p.zip"), () => {
+    const mtimeOf = (path: string) => ({ mtime_ms: statSync(path).mtimeMs });
+    await out.record(rec("p", "p.zip", mtimeOf(src)), () => {
       seenBefore = onDisk(dir).recordedAt("p.zip");
       renameSync(src, join(dir, "p.zip"));
     });
@@ -64,7 +66,7 @@ describe("OutputDir.record: the ordering rule", () => {
 
     writeFileSync(src, "two");
     let seenDuring: StateItem | undefined;
-    await out.record(rec("p", "p.zip", { sha256: "b".repeat(64) }), () => {
+    await out.record(rec("p", "p.zip", { sha256: "b".repeat(64), ...mtimeOf(src) }), () => {
       seenDuring = onDisk(dir).recordedAt("p.zip");
       renameSync(src, join(dir, "p.zip"));
     });
