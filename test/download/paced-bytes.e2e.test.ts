@@ -17,7 +17,7 @@ import { envFor, tempDir } from "../helpers/download.js";
 import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
 import { startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert, type SelfSignedCert } from "../helpers/tls.js";
-import { runOnTurningClock } from "../helpers/turning-clock.js";
+import { turningClock } from "../helpers/turning-clock.js";
 
 const PACK = "desert-rocks";
 const PACK_BYTES = 4 * 1024 * 1024;
@@ -60,6 +60,16 @@ function envOver(protocol: "http" | "https"): { env: Record<string, string>; arg
     env: { SVC_BASE_URL: api.url, SVC_API_KEY: mock.apiKey },
     args: ["--ca-file", caFile],
   };
+}
+
+/** Runs the CLI in-process on a {@link turningClock}, with `stdout` as its stdout when given. */
+async function runOnTurningClock(
+  args: string[],
+  env: Record<string, string>,
+  stdout?: Writable,
+): Promise<{ code: number; stdout: Buffer; stdoutText: string; stderr: string }> {
+  const r = await runCli(args, { env, waits: turningClock(), ...(stdout ? { stdout } : {}) });
+  return { code: r.code, stdout: r.stdoutBytes, stdoutText: r.stdout, stderr: r.stderr };
 }
 
 /** Where the first byte of `got` differs from the served pack (-1: identical). */

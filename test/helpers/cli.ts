@@ -2,9 +2,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Dispatcher } from "undici";
 import type { Keyring } from "../../src/config/keyring.js";
+import type { Clock } from "../../src/model.js";
 import type { ManualClock } from "./clock.js";
 import { tempConfigDir } from "./context.js";
 
@@ -61,6 +63,10 @@ export interface RunCliOptions extends CommonOptions {
   dispatcher?: Dispatcher;
   /** The OS keyring of an in-process run (none: keys go to the config file). */
   keyring?: Keyring;
+  /** The run's clock itself, instead of the instant one over `clock` (e.g. one whose waits yield). */
+  waits?: Clock;
+  /** The run's stdout (e.g. a slow consumer); `stdout`/`stdoutBytes` are then empty. */
+  stdout?: Writable;
 }
 
 /** Options of {@link launchCli} and {@link spawnCli}. */
@@ -179,7 +185,12 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     () => controller.abort(new InterruptedError("SIGINT")),
     opts.timeoutMs ?? 60_000,
   );
-  const code = await main(args, ctx).finally(() => clearTimeout(timer));
+  const run = {
+    ...ctx,
+    ...(opts.waits ? { clock: opts.waits } : {}),
+    ...(opts.stdout ? { io: { ...ctx.io, stdout: opts.stdout } } : {}),
+  };
+  const code = await main(args, run).finally(() => clearTimeout(timer));
   scanOutput(args, stdout.text, stderr.text);
   return {
     code,
