@@ -40,6 +40,7 @@ const ENVIRONMENT_TOPIC = `Environment variables read by svc-dl (a flag wins ove
   SVC_LICENSE_KEY       license key for \`svc-dl legacy get\`
   SVC_DL_CONFIG_DIR     config directory (default: the OS config directory)
   SVC_DL_CACHE_DIR      download cache of \`svc-dl install\` (default: the OS cache directory)
+  SVC_DL_OFFLINE        1: open no network connection (as --offline)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxies (lower case wins, as in curl; --proxy wins over them)
   SVC_CA_FILE           extra trusted CA certificates, PEM (--ca-file; config ca-file)

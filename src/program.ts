@@ -53,6 +53,7 @@ function globalsFrom(cmd: Command): GlobalOptions {
     waitLock: typeof o.waitLock === "number" ? o.waitLock : DEFAULT_GLOBALS.waitLock,
     ...(maxDuration !== undefined ? { maxDuration } : {}),
     ...(o.limitRate !== undefined ? { limitRate: o.limitRate } : {}),
+    ...(o.offline === true ? { offline: true } : {}),
   };
 }
 
@@ -108,6 +109,10 @@ function addGlobalOptions(program: Command): Command {
         "--max-duration <duration>",
         "stop starting items after this long (90s, 30m, 2h or seconds); exit 10, partial data kept",
       ),
+    )
+    .option(
+      "--offline",
+      "open no network connection: items not in the cache or the directory fail with offline (exit 8; env SVC_DL_OFFLINE=1)",
     )
     .addOption(
       new Option(

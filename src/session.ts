@@ -38,6 +38,8 @@ export interface GlobalOptions {
   maxDuration?: number | undefined;
   /** `--limit-rate`: bytes per second for every download, as typed (`500K`). */
   limitRate?: string | undefined;
+  /** `--offline` (or `SVC_DL_OFFLINE=1`): no network connection at all. */
+  offline?: boolean | undefined;
 }
 
 /** Defaults of {@link GlobalOptions}. */
@@ -169,6 +171,7 @@ export class Session {
       apiKey: key,
       userAgent: `svc-dl/${this.ctx.version}`,
       network: await this.networkSettings(),
+      offline: this.globals.offline === true || offlineFromEnv(this.ctx.env.SVC_DL_OFFLINE),
       ...(this.ctx.dispatcher ? { dispatcher: this.ctx.dispatcher } : {}),
       ...(await this.#pacing()),
       retry: { maxWaitSeconds: this.globals.maxWait },
@@ -268,4 +271,9 @@ export class Session {
   async close(): Promise<void> {
     await Promise.all([...this.#services.values()].map(({ http }) => http.close()));
   }
+}
+
+/** `SVC_DL_OFFLINE`: any value but empty, `0`, `false` or `no` turns offline runs on. */
+function offlineFromEnv(value: string | undefined): boolean {
+  return value !== undefined && !["", "0", "false", "no"].includes(value.trim().toLowerCase());
 }

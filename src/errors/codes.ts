@@ -436,6 +436,12 @@ export const CODES = {
     (_c, d) =>
       `Fix or delete ${d.path ?? "the config file (`svc-dl config path`)"}: it holds base-url and the stored API keys.`,
   ),
+  offline: local(
+    (c) =>
+      `These items are not in the cache or the directory: run ${c.command ? `\`svc-dl ${c.command}\`` : "the same command"} once without --offline (and without SVC_DL_OFFLINE) to fetch them into the cache; later --offline runs take them from there.`,
+    false,
+    "item",
+  ),
   unsafe_key_file: local(
     "The key file must be a regular file of your own that only you can read (chmod 600 FILE), not a symlink; fix it or point SVC_API_KEY_FILE at another.",
   ),

@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { systemClock } from "../clock.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import type { NetworkError } from "../errors/network-error.js";
+import { SvcError } from "../errors/svc-error.js";
 import type { Clock } from "../model.js";
 import type { TransferPacing } from "../pacing/transfer.js";
 import { networkErrorFrom } from "./classify.js";
@@ -131,6 +132,7 @@ export class HttpExchange {
    */
   async exchange(spec: RequestSpec, requestId = newRequestId()): Promise<HttpResponse> {
     checkRequestUrl(spec.url, this.baseUrl);
+    if (this.options.offline) throw offlineError(this.redactor.url(spec.url));
     const method = spec.method ?? "GET";
     const toService = spec.url.origin === this.serviceOrigin;
     const budget = spec.budget ?? budgetForPath(spec.url.pathname);
@@ -277,4 +279,15 @@ function signalOf(
   if (run && own) return { signal: AbortSignal.any([run, own]) };
   const one = run ?? own;
   return one ? { signal: one } : undefined;
+}
+
+/**
+ * The refusal of a request under `--offline` (cli-contract "Manifest, lock and cache"):
+ * SvcError `offline` (exit 8), naming what would have been fetched.
+ */
+function offlineError(url: string): SvcError {
+  return new SvcError(
+    `the network is needed (${url}) but --offline (or SVC_DL_OFFLINE=1) forbids any connection`,
+    { code: "offline" },
+  );
 }

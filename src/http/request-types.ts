@@ -20,6 +20,11 @@ export interface HttpClientOptions {
   userAgent: string;
   /** Injected dispatcher (a `MockAgent` in unit tests); default one built from `network`. */
   dispatcher?: Dispatcher;
+  /**
+   * `--offline` / `SVC_DL_OFFLINE=1` (cli-contract "Manifest, lock and cache"): no connection is
+   * opened at all; every request throws SvcError `offline` (exit 8) before anything is sent.
+   */
+  offline?: boolean | undefined;
   /** Proxy, CA file, environment and silence limit of the run's dispatcher. */
   network?: NetworkSettings;
   clock?: Clock;

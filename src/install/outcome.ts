@@ -85,6 +85,9 @@ export function lockMismatchError(
  */
 export function installFailedError(doc: InstallDocument): InstallError {
   const failed = doc.items.filter((i) => i.status === "failed");
+  if (failed.length > 0 && failed.every((i) => i.error?.code === "offline")) {
+    return offlineInstallError(doc, failed);
+  }
   const parts = failed.map((i) => {
     const e = i.error;
     const rid = e?.request_id ? `, request id ${e.request_id}` : "";
@@ -104,6 +107,20 @@ export function installFailedError(doc: InstallDocument): InstallError {
       })),
       document: doc,
     },
+  );
+}
+
+/**
+ * `offline` (exit 8; cli-contract "Manifest, lock and cache"): every failed item needed the
+ * network under `--offline`; the message names each of them.
+ */
+function offlineInstallError(
+  doc: InstallDocument,
+  failed: readonly InstallItemResult[],
+): InstallError {
+  return new InstallError(
+    `${failed.length} of ${doc.items.length} item${doc.items.length === 1 ? "" : "s"} would need the network, which --offline forbids: ${failed.map(describeItem).join("; ")}; svc-dl.lock was not written`,
+    { code: "offline", document: doc },
   );
 }
 

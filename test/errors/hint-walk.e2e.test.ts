@@ -502,6 +502,8 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   config_invalid: "test/errors/hint-source.test.ts: the hint names the config file",
   unsafe_output_path:
     "test/run/special-outputs.e2e.test.ts: the FIFO at --report moved away, the same sync succeeds",
+  offline:
+    "test/install/offline.test.ts: after one install without --offline, install --frozen --offline succeeds from the cache",
   keyring_unavailable:
     "test/commands/auth/key-sources.test.ts: with the key in SVC_API_KEY_FILE the same run succeeds",
 };
