@@ -17,7 +17,7 @@ import { slugProblem } from "./slug.js";
 const slug = z.string().check(
   z.refine((s) => slugProblem(s) === undefined, {
     message:
-      "is not a usable slug (empty, . or .., too long, or with /, \\, a control or a format character)",
+      "is not a usable slug (empty, . or .., or with /, \\, a control or a format character)",
   }),
 );
 

@@ -3,14 +3,11 @@
  * named by in paths), wherever one enters svc-dl: from the service (pack and asset records, the
  * account's owned slugs: src/api/schemas.ts), the command line (src/outdir/names.ts) and the
  * manifest (src/install/manifest.ts). A slug becomes part of request paths, file names, hook
- * environments (`SVC_DL_ITEM_SLUG`) and log lines, so it may not be empty, `.` or `..`, longer
- * than {@link MAX_SLUG_LENGTH}, or hold `/`, `\`, a control character (newline included), a
+ * environments (`SVC_DL_ITEM_SLUG`) and log lines, so it may not be empty, `.` or `..`, or
+ * hold `/`, `\`, a control character (newline included), a
  * Unicode format character (bidi overrides, zero-width characters) or a line or paragraph
  * separator (cli-contract "Untrusted text, paths and caches").
  */
-
-/** Longest slug accepted, in UTF-16 code units. */
-export const MAX_SLUG_LENGTH = 200;
 
 /**
  * Why `slug` is not a usable slug (`"may not contain / or \\"`, …), or undefined when it is.
@@ -19,7 +16,6 @@ export const MAX_SLUG_LENGTH = 200;
 export function slugProblem(slug: string): string | undefined {
   if (slug.trim() === "") return "is empty";
   if (slug === "." || slug === "..") return `may not be "${slug}"`;
-  if (slug.length > MAX_SLUG_LENGTH) return `is longer than ${MAX_SLUG_LENGTH} characters`;
   if (/[/\\]/.test(slug)) return "may not contain / or \\";
   if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(slug)) {
     return "may not contain control, format or line-separator characters";

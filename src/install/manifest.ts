@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { MAX_SLUG_LENGTH, slugProblem } from "../api/slug.js";
+import { slugProblem } from "../api/slug.js";
 import { UsageError } from "../errors/usage-error.js";
 import { type ContainmentProblem, containedPath } from "../io/containment.js";
 import * as z from "../io/schema.js";
@@ -13,7 +13,7 @@ export const MANIFEST_FILE = "svc-dl.json";
 /** A slug as the manifest may name it: the one slug rule (src/api/slug.ts). */
 const slug = z.string().check(
   z.minLength(1, "must not be empty"),
-  z.maxLength(MAX_SLUG_LENGTH, "is too long"),
+  z.maxLength(200, "is too long"),
   z.refine((s) => slugProblem(s) === undefined, {
     message: "is not a valid slug (no / or \\, no control or format characters, not . or ..)",
   }),

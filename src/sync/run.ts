@@ -118,8 +118,7 @@ export async function runSync(
   const out = await openDir(opts, client.clock, observer);
   try {
     const catalog = packCatalog(client);
-    // every page, or a throw; prune also needs the listing to agree with itself
-    const { items: listed, inconsistency } = await catalog.listing();
+    const { items: listed, inconsistency } = await catalog.listing(); // every page, or a throw
     const selection = selectPacks(listed, opts.selection ?? NO_SELECTION);
     observer.selected?.(selection);
     const packs = selection.kept;
