@@ -456,7 +456,6 @@ export const CODES = {
     (c) =>
       `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
   ),
-  no_state: { exitCode: ExitCode.ok, retryable: false, scope: "item", hint: null },
 
   // --- outcomes of a whole run ---
   lock_mismatch: {

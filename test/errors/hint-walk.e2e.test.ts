@@ -542,7 +542,6 @@ const CANNOT: Partial<Record<ErrorCode, string>> = {
   get_incomplete: "the outcome of items that failed with their own codes (walked above)",
   install_incomplete: "the outcome of items that failed with their own codes (walked above)",
   unknown_command: "no hint: the message itself suggests the nearest command",
-  no_state: "not an error (exit 0): nothing recorded",
 };
 
 describe("following the hint changes the outcome", () => {
