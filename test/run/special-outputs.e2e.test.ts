@@ -75,7 +75,7 @@ describe("files outside .svc-dl/: a regular file or nothing", () => {
     const again = await runCli(["packs", "sync", tempDir(), "--report", fifo.path], { env });
     expect(again.code).toBe(0);
     expect(JSON.parse(readFileSync(fifo.path, "utf8")).complete).toBe(true);
-  });
+  }, 90_000); // two whole syncs, the first one loading every module
 
   it("--metrics at a device node (mknod): refused, exit 8, still the device", async () => {
     const dev = join(tempDir(), "null");
