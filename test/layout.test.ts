@@ -15,6 +15,7 @@ const SPECIAL_ROOTS: Record<string, string> = {
   helpers: "shared test code: mock service, runCli, launchCli, clocks, servers, mounts",
   bin: "the bin/ wiring: start-up cost, a closed stdout",
   reliability: "hostile servers, proxies, disks and kills across every feature, one harness",
+  property: "every feature combination against the served bytes, one fast-check property",
   bench: "npm run bench",
   package: "the install routes, npm run test:package (a CI step of its own)",
 };

@@ -67,6 +67,8 @@ export interface RunCliOptions extends CommonOptions {
   waits?: Clock;
   /** The run's stdout (e.g. a slow consumer); `stdout`/`stdoutBytes` are then empty. */
   stdout?: Writable;
+  /** Called once the run started, with a function that interrupts it as Ctrl-C would. */
+  onStart?: (interrupt: () => void) => void;
 }
 
 /** Options of {@link launchCli} and {@link spawnCli}. */
@@ -181,16 +183,15 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     ...(opts.keyring ? { keyring: opts.keyring } : {}),
   });
-  const timer = setTimeout(
-    () => controller.abort(new InterruptedError("SIGINT")),
-    opts.timeoutMs ?? 60_000,
-  );
-  const run = {
+  const interrupt = (): void => controller.abort(new InterruptedError("SIGINT"));
+  const timer = setTimeout(interrupt, opts.timeoutMs ?? 60_000);
+  const running = main(args, {
     ...ctx,
     ...(opts.waits ? { clock: opts.waits } : {}),
     ...(opts.stdout ? { io: { ...ctx.io, stdout: opts.stdout } } : {}),
-  };
-  const code = await main(args, run).finally(() => clearTimeout(timer));
+  });
+  opts.onStart?.(interrupt);
+  const code = await running.finally(() => clearTimeout(timer));
   scanOutput(args, stdout.text, stderr.text);
   return {
     code,

@@ -1,12 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { main } from "../../src/cli.js";
 import { systemClock } from "../../src/clock.js";
-import { InterruptedError } from "../../src/errors/interrupted-error.js";
 import type { Clock } from "../../src/model.js";
-import { assertNoSecrets, cleanEnv, launchCli } from "../helpers/cli.js";
-import { testContext } from "../helpers/context.js";
+import { assertNoSecrets, launchCli, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/files.js";
 import { whenInDir } from "../helpers/wait.js";
 import { type Case, type InterruptionCase, RATES, totalBytes } from "./case.js";
@@ -160,28 +157,30 @@ export async function runOnce(
   interruption: InterruptionCase,
 ): Promise<RunResult> {
   if (interruption.kind === "sigkill") return runChild(c, place, args, env, interruption);
-  const tc = testContext({ env: cleanEnv(env), cwd: place.cwd });
   let interrupted = false;
   let ended = false;
+  let stop: (() => void) | undefined;
   const interrupt = (): void => {
-    if (ended || interrupted) return;
+    if (ended || interrupted || !stop) return;
     interrupted = true;
-    tc.controller.abort(new InterruptedError("SIGINT"));
+    stop();
   };
   const want = interruption.kind === "sigint" ? interruptBytes(c, interruption) : Infinity;
   const stdout = new Capture((total) => {
     if (c.stdout && total >= want && interruption.kind === "sigint" && !interruption.atLock)
       interrupt();
   });
-  const ctx = {
-    ...tc.ctx,
-    io: { ...tc.ctx.io, stdout },
-    clock: c.realClock ? systemClock : yieldingClock(),
-  };
-  const guard = setTimeout(interrupt, 120_000);
-  const running = main(args, ctx).finally(() => {
+  const running = runCli(args, {
+    env,
+    cwd: place.cwd,
+    timeoutMs: 120_000,
+    stdout,
+    waits: c.realClock ? systemClock : yieldingClock(),
+    onStart: (fn) => {
+      stop = fn;
+    },
+  }).finally(() => {
     ended = true;
-    clearTimeout(guard);
   });
   if (interruption.kind === "sigint" && (interruption.atLock || !c.stdout)) {
     const reached = interruption.atLock
@@ -192,12 +191,10 @@ export async function runOnce(
       until: running,
     }).then(interrupt, () => undefined);
   }
-  const code = await running;
-  const stderr = tc.stderr.text;
-  assertNoSecrets(stderr, `stderr of svc-dl ${args.join(" ")}`);
+  const r = await running;
   const out = Buffer.concat(stdout.chunks);
   if (!c.stdout) assertNoSecrets(out.toString("utf8"), `stdout of svc-dl ${args.join(" ")}`);
-  return { code, stdout: out, stderr, interrupted };
+  return { code: r.code, stdout: out, stderr: r.stderr, interrupted };
 }
 
 /** Runs `args` as a child process, killed with SIGKILL at the interruption point. */
