@@ -1,65 +1,22 @@
 import { rmSync } from "node:fs";
 import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
-import type { SvcError } from "../errors/svc-error.js";
-import type { HttpResponse } from "../http/request-types.js";
 import { describeDamage, findDamage } from "../integrity/check-file.js";
 import { durableRename } from "../io/durable.js";
-import type { FileOutcome, FileProgress } from "../io/progress.js";
+import type { FileOutcome } from "../io/progress.js";
 import { checkRecordedFile, regularFileMtime } from "../outdir/local-file.js";
-import type { OutputDir } from "../outdir/output-dir.js";
 import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/partial.js";
 import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
-import { type DownloadSource, type FetchBodyOptions, fetchBody } from "./fetch-body.js";
+import { type FetchBodyOptions, fetchBody } from "./fetch-body.js";
 import type { FileFormat } from "./format.js";
+import type { DownloadItemOptions, DownloadResult } from "./item-types.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
 import type { Transport } from "./transport.js";
 
 export { type DownloadSource, MIN_PROGRESS_BYTES } from "./fetch-body.js";
+export type { DownloadItemOptions, DownloadResult } from "./item-types.js";
 export { isStrongEtag } from "./sink.js";
-/** Options of {@link downloadItem}. */
-export interface DownloadItemOptions extends ItemRef {
-  source: DownloadSource;
-  /** The output directory, opened (and locked) by the caller for the run; partial data and state go to its `.svc-dl/`. */
-  out: OutputDir;
-  /** Exact final file name in the directory (from `-o FILE`); default the server's name. */
-  fileName?: string;
-  /** Overwrite a destination that is not recorded as ours, and re-download ours unconditionally. */
-  force?: boolean;
-  /** Re-hash a recorded file even when its size and mtime match the record (`--checksum`). */
-  checksum?: boolean;
-  /**
-   * For a recorded, complete file: true (default) re-validates it with `If-None-Match`; false
-   * trusts the state file and returns `up-to-date` without any request (`packs sync`).
-   */
-  revalidate?: boolean;
-  progress: FileProgress;
-  /** Prefix for progress lines, e.g. `pack 3/12`. */
-  progressLabel?: string;
-  /** Builds the error of a non-retryable failure response (legacy denials); default the client's. */
-  errorFromResponse?: (res: HttpResponse) => Promise<SvcError>;
-  /** Notices (restart, refresh of an expired URL) for stderr. */
-  onNotice?: (line: string) => void;
-  /** The run's abort signal: the transfer and a re-hash stop at it (InterruptedError). */
-  signal?: AbortSignal | undefined;
-}
-
-/** What {@link downloadItem} did (cli-contract "JSON documents"). */
-export interface DownloadResult extends ItemRef {
-  /** Absolute path of the final file. */
-  path: string;
-  /** Base name of the final file in its directory. */
-  file: string;
-  /** File size in bytes. */
-  bytes: number;
-  /** Lower-case hex SHA-256 of the file. */
-  sha256: string;
-  etag: string | null;
-  status: FileOutcome;
-  /** Bytes that were already on disk from an earlier run when this one resumed; 0 otherwise. */
-  resumedFrom: number;
-}
 
 /**
  * The {@link FetchBodyOptions} of one item's download: its source, the run's signal, its error

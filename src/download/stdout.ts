@@ -89,6 +89,9 @@ class StreamSink implements DownloadSink<DownloadResult> {
 
   begin(res: HttpResponse, head: BodyHead): undefined {
     this.#res = res;
+    // a body from byte 0 after an attempt cut within the leading bytes held for the format
+    // check: those bytes are the old attempt's, and the new body brings them again
+    if (head.start === 0 && !this.#headChecked) this.#head = Buffer.alloc(0);
     if (head.start === 0) {
       this.#etag = isStrongEtag(head.etag) ? head.etag : null;
       this.#total = head.total;

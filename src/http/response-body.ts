@@ -212,8 +212,10 @@ export class ResponseBody {
       this.#deliver(chunk);
     }
     if (this.#waiting || this.#error) return;
+    // resumed at the end too: a transfer paused while a sink call waited is released, so the
+    // kept-alive connection can carry the next request
+    this.#controller?.resume();
     if (this.#ended) this.#settle?.resolve();
-    else this.#controller?.resume();
   }
 
   #abortWith(err: Error): void {

@@ -31,6 +31,15 @@ interface LockOwner {
   since: string;
 }
 
+/** Options of `OutputDir.open`: the lock's, and whether to take it. */
+export interface OpenOptions extends LockOptions {
+  /**
+   * false: the caller already holds the lock of a directory containing this one (install's
+   * staging directory); DIR and its `.svc-dl/` are created and checked, nothing is locked.
+   */
+  lock?: boolean;
+}
+
 /** Options of {@link acquireDirLock}. */
 export interface LockOptions {
   /** `--wait-lock`: seconds to wait for another run's lock before `locked`; default 0 (at once). */

@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { DirSyncBatch } from "../io/durable.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { type JournalOp, JournalWriter, removeJournal, replayJournal } from "./journal.js";
-import { acquireDirLock, type DirLock, type LockOptions } from "./lock.js";
+import { acquireDirLock, type DirLock, type OpenOptions } from "./lock.js";
+
+export type { OpenOptions } from "./lock.js";
+
 import { checkDestination, pickFileName, recordOf, settleDestination } from "./ownership.js";
 import { type PartialPaths, partialPaths } from "./partial.js";
 import { settleReplacements } from "./replacement.js";
@@ -17,15 +20,6 @@ import {
   stateDirOf,
   writeState,
 } from "./state.js";
-
-/** Options of {@link OutputDir.open}: the lock's (`--wait-lock`, signal, notice, test clock). */
-export interface OpenOptions extends LockOptions {
-  /**
-   * false: the caller already holds the lock of a directory containing this one (install's
-   * staging directory); DIR and its `.svc-dl/` are created and checked, nothing is locked.
-   */
-  lock?: boolean;
-}
 
 const itemKey = (item: ItemRef): string => `${item.kind}\0${item.slug}\0${item.edition ?? ""}`;
 
@@ -151,14 +145,8 @@ export class OutputDir {
     force: boolean,
   ): string {
     const { state, dir } = this;
-    const name = pickFileName({
-      state,
-      item,
-      fixed: names.fixed,
-      server: names.server,
-      force,
-      dir,
-    });
+    const { fixed, server } = names;
+    const name = pickFileName({ state, item, fixed, server, force, dir });
     checkDestination(dir, name, state, item, force);
     return name;
   }
@@ -179,14 +167,13 @@ export class OutputDir {
   }
 
   /**
-   * Records `rec` (dropping any other record of the same item). With `move`, the function that
-   * renames the complete file into place: a new file is recorded (on disk) before it appears,
-   * so a run killed in between leaves a record of a missing file, never an unrecorded file of
-   * ours; a recorded file being replaced has its record written with `rec` as `next` before,
-   * and `rec` after, so a run killed at any instant leaves a record that matches the file or
-   * none (src/outdir/replacement.ts), never an old record vouching for new bytes. Without `move` (the file is already in place: adopted, found intact) the record is
-   * kept in memory and written with the next change or by {@link close}. Throws what `move`
-   * throws, and FileSystemError (exit 8) when the state cannot be written.
+   * Records `rec` (dropping any other record of the same item). With `move` (the rename into
+   * place): a new file is recorded on disk before it appears (a kill in between leaves a record
+   * of a missing file, never an unrecorded file of ours); a replaced file's record is written
+   * with `rec` as `next` before and `rec` after, so a kill at any instant leaves a record that
+   * matches the file or none (src/outdir/replacement.ts). Without `move` (already in place:
+   * adopted, found intact) it is written with the next change or by {@link close}. Throws what
+   * `move` throws, and FileSystemError (exit 8) when the state cannot be written.
    */
   async record(rec: StateItem, move?: () => void): Promise<void> {
     this.assertWritable();

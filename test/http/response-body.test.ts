@@ -89,4 +89,19 @@ describe("ResponseBody: one sink call at a time", () => {
     await done;
     expect(settled).toBe(true);
   });
+
+  it("a body that ends while a sink call waits: the transport is resumed before the reader resolves", async () => {
+    // else the paused keep-alive connection holds the next request for the silence limit
+    const body = new ResponseBody();
+    const ctl = recorder();
+    body.attach(ctl);
+    const waits = gate();
+    const done = body.consume(() => waits.promise);
+    body.push(Buffer.from("all of it"));
+    body.end();
+    expect(ctl.calls).toEqual(["resume", "pause"]);
+    waits.open();
+    await done;
+    expect(ctl.calls).toEqual(["resume", "pause", "resume"]);
+  });
 });

@@ -186,12 +186,7 @@ function normalize(c: Case): Case {
     c.interruption.kind !== "none" && stdout
       ? { ...c.interruption, atLock: false } // `-o -` writes no directory: no lock to wait for
       : c.interruption;
-  // Not drawn while svc-dl fails it: with several items, a body that ends while the rate gate
-  // still holds a piece leaves the kept-alive connection paused, and the next item's request on
-  // it waits out the 30 s idle timeout before a retry (the run succeeds, 30 s late). Several
-  // items are fetched without a rate limit instead.
-  const several = ITEM_COUNTS[c.command].packs + ITEM_COUNTS[c.command].assets > 1;
-  const limitRate = several ? undefined : c.limitRate;
+  const limitRate = c.limitRate;
   return {
     ...c,
     limitRate,

@@ -79,19 +79,10 @@ function itemRefs(c: Case): { ref: FileRef; denied: boolean }[] {
   );
 }
 
-/** Fewest bytes before a drawn cut of an `-o -` body (see {@link faultsFor}). */
-const STDOUT_CUT_MIN = 256;
-
 /** The mock's faults for a drawn fault, sized after the first file the command fetches. */
 export function faultsFor(c: Case, firstSize: number): Faults {
   const at = (f: number, least = 0): number => {
-    const n = Math.max(least, Math.floor(f * firstSize));
-    // Not drawn while svc-dl fails it: `-o -` cut within the leading bytes its format check
-    // holds back (4 of a ZIP, 12 of a GLB) restarts from zero with those bytes still held, and
-    // the new body lands behind them ("PPK…", or more bytes than announced: corrupt_download,
-    // exit 7, though stdout got nothing yet). The cut then comes well after them instead (a
-    // cut connection may lose what it had in flight).
-    return c.stdout && n > 0 && n < STDOUT_CUT_MIN ? STDOUT_CUT_MIN : n;
+    return Math.max(least, Math.floor(f * firstSize));
   };
   const f: FaultCase = c.fault;
   const base: Faults = {
