@@ -22,6 +22,7 @@ import { newRequestId } from "./request-id.js";
 import type { HttpClientOptions, HttpResponse, RequestSpec } from "./request-types.js";
 import { type BodyTransport, headerValue } from "./response-body.js";
 import { DEFAULT_RETRY, RetryBudget, type RetrySettings } from "./retry.js";
+import { StalledOrigins } from "./stalls.js";
 import type { TlsTrust } from "./tls-trust.js";
 import { checkRequestUrl } from "./url-policy.js";
 
@@ -56,6 +57,8 @@ export class HttpExchange {
   readonly #trust: TlsTrust | undefined;
   readonly #retry: RetrySettings;
   #bodyTransport: Promise<BodyTransport> | undefined;
+  /** CDN origins that stalled in this run (src/http/stalls.ts). */
+  readonly #stalls: StalledOrigins;
 
   constructor(opts: HttpClientOptions) {
     this.options = opts;
@@ -67,6 +70,7 @@ export class HttpExchange {
     this.#retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.lowSpeed = opts.network?.lowSpeed ?? LOW_SPEED_LIMIT;
     this.redactor = new Redactor(this.serviceOrigin);
+    this.#stalls = new StalledOrigins((line) => opts.onNotice?.(this.redactor.text(line)));
     try {
       this.redactor.addSecret(opts.apiKey());
     } catch {
@@ -113,8 +117,11 @@ export class HttpExchange {
 
   /** A fresh retry budget for one operation (one JSON call, or one whole download). */
   newRetryBudget(): RetryBudget {
-    return new RetryBudget(this.#retry, this.clock, (line) =>
-      this.options.onNotice?.(this.redactor.text(line)),
+    return new RetryBudget(
+      this.#retry,
+      this.clock,
+      (line) => this.options.onNotice?.(this.redactor.text(line)),
+      (error) => this.#stalls.gaveUp(error),
     );
   }
 
@@ -130,6 +137,8 @@ export class HttpExchange {
     const toService = spec.url.origin === this.serviceOrigin;
     const budget = spec.budget ?? budgetForPath(spec.url.pathname);
     if (toService) await this.pacer.beforeRequest(budget, this.signal);
+    const stalled = toService ? undefined : this.#stalls.refusal(spec.url, requestId);
+    if (stalled) throw stalled;
     const headers: Record<string, string> = {
       ...spec.headers,
       "user-agent": this.options.userAgent,
@@ -171,7 +180,7 @@ export class HttpExchange {
 
   /** The classified NetworkError of a failed transfer to `url` (see {@link networkErrorFrom}). */
   networkError(err: unknown, url: URL, requestId: string | null, duringBody = false): NetworkError {
-    return networkErrorFrom(err, {
+    const error = networkErrorFrom(err, {
       url,
       requestId: requestId ?? "",
       proxy: this.#proxy ? proxyLabel(this.#proxy, url) : undefined,
@@ -179,6 +188,10 @@ export class HttpExchange {
       scrub: (text) => this.redactor.text(text),
       duringBody,
     });
+    if (error.code === "timeout" && url.origin !== this.serviceOrigin) {
+      this.#stalls.noteSilence(error, url.origin);
+    }
+    return error;
   }
 
   /**

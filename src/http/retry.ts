@@ -64,16 +64,28 @@ export class RetryBudget {
   #silentAttempts = 0;
   #waitedOn429Seconds = 0;
 
-  constructor(settings: RetrySettings, clock: Clock, onRetry: (message: string) => void) {
+  readonly #onGiveUpSilent: ((error: SvcError) => void) | undefined;
+
+  /**
+   * `onRetry` gets one line per retry; `onGiveUpSilent` the error this budget throws when it
+   * gives up on silence (`timeout`), for the run's memory of stalled origins (src/http/stalls.ts).
+   */
+  constructor(
+    settings: RetrySettings,
+    clock: Clock,
+    onRetry: (message: string) => void,
+    onGiveUpSilent?: (error: SvcError) => void,
+  ) {
     this.#settings = settings;
     this.#clock = clock;
     this.#onRetry = onRetry;
+    this.#onGiveUpSilent = onGiveUpSilent;
   }
 
   /**
    * Sleeps before retrying `failure`, or throws: the failure's own error once 5 tries are
-   * spent (2 for `bad_framing`, 1 when the body fast path saw the violation itself: `definite`
-   * on the cause), a NetworkError `timeout` once `maxSilentAttempts` attempts
+   * spent (2 for `bad_framing`; 1 for an error whose cause is `definite`: a framing violation
+   * the body fast path saw itself, a stalled origin), a NetworkError `timeout` once `maxSilentAttempts` attempts
    * went silent, or an ApiError `rate_limited` (exit 6) saying when to retry once the 429 wait
    * would pass `maxWaitSeconds`.
    */
@@ -97,8 +109,15 @@ export class RetryBudget {
       return;
     }
     this.#failures += 1;
-    if (this.#failures >= this.#settings.maxTries) throw failure.error;
-    this.#checkServerBugAndSilence(failure.error);
+    try {
+      if (this.#failures >= this.#settings.maxTries) throw failure.error;
+      this.#checkServerBugAndSilence(failure.error);
+    } catch (err) {
+      if ((err as SvcError).code === "timeout" && !isDefinite(err as SvcError)) {
+        this.#onGiveUpSilent?.(err as SvcError);
+      }
+      throw err;
+    }
     const ceiling = Math.min(
       this.#settings.maxDelayMs,
       this.#settings.baseDelayMs * 2 ** (this.#failures - 1),
@@ -125,10 +144,8 @@ export class RetryBudget {
   }
 
   #checkServerBugAndSilence(error: SvcError): void {
-    if (
-      error.code === "bad_framing" &&
-      (isDefinite(error) || ++this.#framingFailures >= MAX_FRAMING_TRIES)
-    ) {
+    if (isDefinite(error)) throw error;
+    if (error.code === "bad_framing" && ++this.#framingFailures >= MAX_FRAMING_TRIES) {
       throw error;
     }
     if (error.code === "timeout" && ++this.#silentAttempts >= this.#settings.maxSilentAttempts) {
@@ -165,7 +182,7 @@ function rateLimitedPastBudget(
   );
 }
 
-/** A failure the server repeats for sure (the body fast path's framing violations). */
+/** A failure the server repeats for sure (the body fast path's framing violations, a stalled origin). */
 function isDefinite(error: SvcError): boolean {
   return (error.cause as { definite?: unknown } | undefined)?.definite === true;
 }

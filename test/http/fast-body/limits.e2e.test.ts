@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { downloadItem } from "../../../src/download/engine.js";
 import { NetworkError } from "../../../src/errors/network-error.js";
 import { HttpClient } from "../../../src/http/client.js";
+import type { RetrySettings } from "../../../src/http/retry.js";
 import { createProgress } from "../../../src/io/progress.js";
 import { OutputDir } from "../../../src/outdir/output-dir.js";
 import { tempDir } from "../../helpers/files.js";
@@ -79,29 +80,36 @@ async function rawCdn(
   return { url: `http://127.0.0.1:${port}`, connections, requests: () => requests };
 }
 
-/** A raw service whose download route redirects to `cdn`, answering `before` ahead of the 302. */
+/** A raw service whose download routes redirect to `cdn`, answering `before` ahead of the 302. */
 async function service(cdn: string, before = ""): Promise<RawServer> {
   const s = await startRawServer((req, res) => {
-    if (req.url !== `/api/v1/assets/${SLUG}/download`) {
+    const slug = /^\/api\/v1\/assets\/([^/]+)\/download$/.exec(req.url ?? "")?.[1];
+    if (!slug) {
       res.writeHead(404).end();
       return;
     }
-    const redirect = `HTTP/1.1 302 Found\r\nlocation: ${cdn}/files/model.glb\r\ncontent-length: 0\r\n\r\n`;
+    const redirect = `HTTP/1.1 302 Found\r\nlocation: ${cdn}/files/${slug}.glb\r\ncontent-length: 0\r\n\r\n`;
     req.socket.end(`${before}${redirect}`);
   });
   closers.push(s);
   return s;
 }
 
-/** Downloads the asset in-process (2 tries, tiny backoff, `idleTimeoutMs` injected). */
-async function download(base: string, idleTimeoutMs = 10_000) {
-  const client = new HttpClient({
+/** A client for one run against `base` (tiny backoff, `idleTimeoutMs` injected). */
+function client(base: string, idleTimeoutMs: number, retry: Partial<RetrySettings> = {}) {
+  return new HttpClient({
     baseUrl: new URL(base),
     apiKey: () => "svc_live_LimitsTestKey0123456789abcdefghij_0a0b0c0d",
     userAgent: "svc-dl/test",
     network: { env: {}, idleTimeoutMs },
-    retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    retry: { maxTries: 2, baseDelayMs: 1, maxDelayMs: 2, ...retry },
+    onNotice: (line) => notices.push(line),
   });
+}
+const notices: string[] = [];
+
+/** Downloads asset `slug` with `http` into a fresh directory: the outcome (or error). */
+async function downloadWith(http: HttpClient, slug = SLUG) {
   const dir = tempDir("svc-dl-fast-limits-");
   const progress = await createProgress({
     stderr: new PassThrough(),
@@ -110,17 +118,26 @@ async function download(base: string, idleTimeoutMs = 10_000) {
     quiet: true,
   });
   const out = await OutputDir.open(dir);
-  const outcome = await downloadItem(client, {
+  const outcome = await downloadItem(http, {
     kind: "asset",
-    slug: SLUG,
+    slug,
     edition: null,
-    source: { url: client.apiUrl(`assets/${SLUG}/download`) },
+    source: { url: http.apiUrl(`assets/${slug}/download`) },
     out,
     progress,
   }).catch((e: unknown) => e);
   await out.close();
-  await client.close().catch(() => undefined);
   return { outcome, dir };
+}
+
+/** Downloads the asset in a run of its own (2 tries). */
+async function download(base: string, idleTimeoutMs = 10_000) {
+  const http = client(base, idleTimeoutMs);
+  try {
+    return await downloadWith(http);
+  } finally {
+    await http.close().catch(() => undefined);
+  }
 }
 
 /** Entries of `dir` other than `.svc-dl/`. */
@@ -252,4 +269,54 @@ describe("a framing violation from the CDN fails at once (RFC 9112 §5.2, §6.3)
       expect(finalFiles(dir)).toEqual([]);
     },
   );
+});
+
+describe("a stalled CDN is not waited on for every later item (docs/reliability.md)", () => {
+  it("after two downloads gave up on its silence, later ones fail at once without a request", async () => {
+    const cdn = await rawCdn((socket) => socket.write(`${HEAD}\r\n`)); // a head, then silence
+    const api = await service(cdn.url);
+    notices.length = 0;
+    const http = client(api.url, 500, { maxTries: 5, maxSilentAttempts: 2 });
+    const outcomes: unknown[] = [];
+    let afterTwo = 0;
+    try {
+      for (const slug of ["s1", "s2", "s3", "s4"]) {
+        outcomes.push((await downloadWith(http, slug)).outcome);
+        if (slug === "s2") afterTwo = cdn.requests();
+      }
+    } finally {
+      await http.close();
+    }
+    for (const o of outcomes) expect(o).toMatchObject({ code: "timeout", exitCode: 7 });
+    const messages = outcomes.map((o) => (o as Error).message);
+    expect(messages[0]).toContain("gave up after 2 attempts that went silent");
+    expect(messages[1]).toContain("gave up after 2 attempts that went silent");
+    for (const m of messages.slice(2)) {
+      expect(m).toContain("went silent in 2 earlier downloads of this run");
+    }
+    // the first two items asked the CDN (2 silent attempts each; on a loaded machine an
+    // attempt may end before its request reached the server), the later ones not at all
+    expect(afterTwo).toBeGreaterThanOrEqual(2);
+    expect(cdn.requests()).toBe(afterTwo);
+    expect(notices.filter((n) => n.includes("later downloads from it fail at once"))).toHaveLength(
+      1,
+    );
+  });
+
+  it("silence recovered by a retry is not a stall: later items still go to the CDN", async () => {
+    const cdn = await rawCdn((socket, n) => {
+      // every other request goes silent after its head; the retry gets the whole file
+      socket.write(n % 2 === 1 ? `${HEAD}\r\n` : whole(HEAD));
+    });
+    const api = await service(cdn.url);
+    const http = client(api.url, 200, { maxTries: 5, maxSilentAttempts: 2 });
+    try {
+      for (const slug of ["r1", "r2", "r3"]) {
+        expect((await downloadWith(http, slug)).outcome).toMatchObject({ status: "downloaded" });
+      }
+    } finally {
+      await http.close();
+    }
+    expect(cdn.requests()).toBe(6);
+  });
 });
