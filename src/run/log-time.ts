@@ -23,7 +23,7 @@ export function localIsoTime(ms: number): string {
   return `${date}T${clockTime(ms)}${sign}${two(Math.floor(abs / 60))}:${two(abs % 60)}`;
 }
 
-/** `svc-dl 0.1.0 packs sync started 2026-11-24T22:04:05+01:00`. */
+/** `svc-dl 0.2.0 packs sync started 2026-11-24T22:04:05+01:00`. */
 export function runHeader(version: string, command: string, ms: number): string {
   return `svc-dl ${version} ${command} started ${localIsoTime(ms)}`;
 }
