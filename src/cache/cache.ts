@@ -80,10 +80,13 @@ export class ContentCache {
   /**
    * Copies the entry for `sha256` to `dest` (a new file; clone where possible) and re-hashes the
    * copy. Returns true when the copy has `size` bytes and that SHA-256; otherwise removes the copy
-   * and returns false (a miss), and removes the entry when its bytes do not hash to its name. Throws FileSystemError (exit 8) only when
-   * `dest` cannot be written.
+   * and returns false (a miss). An entry whose bytes do not hash to its name (truncated, flipped,
+   * planted) is removed, and `onDamaged` hears a line naming it, so the caller's download refills
+   * it (cli-contract "Integrity": a damaged entry never makes every later run fail); an entry of
+   * another size than `size` whose bytes do hash to its name stays (the caller's size is a lock's
+   * claim). Throws FileSystemError (exit 8) only when `dest` cannot be written.
    */
-  copyOut(sha256: string, size: number, dest: string): boolean {
+  copyOut(sha256: string, size: number, dest: string, onDamaged?: (line: string) => void): boolean {
     const entry = SHA256.test(sha256) ? this.plainEntryPath(sha256) : undefined;
     if (entry === undefined) return false;
     try {
@@ -92,9 +95,13 @@ export class ContentCache {
         if (!st.isDirectory()) rmSync(entry, { force: true });
         return false;
       }
-      // Another size than the caller's (a lock's claim) proves nothing against the entry: it is
-      // kept; only bytes that do not hash to its name condemn it (cli-contract: a lock is checked).
-      if (st.size !== size) return false;
+      // Another size than the caller's (a lock's claim) proves nothing against the entry: only
+      // bytes that do not hash to its name condemn it (cli-contract: a lock is checked).
+      if (st.size !== size) {
+        const own = hashRegularFileSync(entry);
+        if (own !== undefined && own.sha256 !== sha256) dropDamaged(entry, sha256, onDamaged);
+        return false;
+      }
     } catch {
       return false;
     }
@@ -117,19 +124,20 @@ export class ContentCache {
       return true;
     }
     rmSync(dest, { force: true });
-    if (copied !== undefined && copied.sha256 !== sha256) rmSync(entry, { force: true });
+    if (copied !== undefined && copied.sha256 !== sha256) dropDamaged(entry, sha256, onDamaged);
     return false;
   }
 
   /**
-   * Stores the file at `src` as the entry for `sha256`, unless one exists: clones it to a
-   * unique temp name, re-hashes the copy, and renames it into place only when it matches.
-   * Returns true when an entry now exists. Never throws: a cache that cannot be written only
-   * costs requests later (`onProblem` hears why).
+   * Stores the file at `src` as the entry for `sha256`, unless an entry of the same size exists
+   * (one of another size cannot hash to its name: it is replaced): clones `src` to a unique temp
+   * name, re-hashes the copy, and renames it into place only when it matches. Returns true when
+   * an entry now exists. Never throws: a cache that cannot be written only costs requests later
+   * (`onProblem` hears why).
    */
   store(src: string, sha256: string, onProblem?: (line: string) => void): boolean {
     if (!SHA256.test(sha256)) return false;
-    if (this.has(sha256)) return true;
+    if (this.sameSizeEntry(sha256, src)) return true;
     const refusals = cacheRefusals(this.root, "use");
     let tmp: string | undefined;
     try {
@@ -146,6 +154,17 @@ export class ContentCache {
     } catch (err) {
       if (tmp !== undefined) rmSync(tmp, { force: true });
       onProblem?.(`could not write to the cache ${this.root}: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  /** True when the entry for `sha256` is a regular file of the size of the file at `src`. */
+  private sameSizeEntry(sha256: string, src: string): boolean {
+    const entry = this.plainEntryPath(sha256);
+    try {
+      const st = entry === undefined ? undefined : lstatSync(entry);
+      return st?.isFile() === true && st.size === lstatSync(src).size;
+    } catch {
       return false;
     }
   }
@@ -170,6 +189,14 @@ export class ContentCache {
       throw cacheFsError(`cannot clean the cache ${this.root}`, this.root, err);
     }
   }
+}
+
+/** Removes a damaged entry and says so (its name is lower-case hex: nothing to escape). */
+function dropDamaged(entry: string, sha256: string, onDamaged?: (line: string) => void): void {
+  rmSync(entry, { force: true });
+  onDamaged?.(
+    `removed the cache entry ${sha256}: its bytes do not hash to its name (damaged); fetching it again`,
+  );
 }
 
 /**

@@ -58,7 +58,7 @@ export async function obtain(
       return done(item, lock, dir, local, "local", "already in dir");
     }
     if (ctx.cache) {
-      const placed = await placeFromCache(ctx.cache, out, item, lock);
+      const placed = await placeFromCache(ctx.cache, out, item, lock, ctx.notice);
       const status = placed === "downloaded" ? "cached" : placed;
       if (status) return done(item, lock, dir, status, "cache", "copied from the cache");
     }

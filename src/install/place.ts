@@ -83,7 +83,7 @@ export function checkPlaceable(
 /**
  * Copies the locked file of `item` from `cache` into `dir` (a temp file in `<dir>/.svc-dl/`,
  * re-hashed, then renamed into place and recorded). Returns undefined on a cache miss (or a
- * damaged entry, which is removed). Throws `file_exists` (see {@link checkPlaceable}) and
+ * damaged entry, which is removed: `onDamaged` hears it). Throws `file_exists` (see {@link checkPlaceable}) and
  * FileSystemError (exit 8) when `dir` cannot be written.
  */
 export async function placeFromCache(
@@ -91,11 +91,12 @@ export async function placeFromCache(
   out: OutputDir,
   item: ItemKey,
   lock: LockItem,
+  onDamaged?: (line: string) => void,
 ): Promise<PlaceOutcome | undefined> {
   if (!cache.has(lock.sha256)) return undefined;
   const { replacing } = checkPlaceable(out, item, lock);
   const tmp = join(out.stateDir, `install-${randomUUID()}.tmp`);
-  if (!cache.copyOut(lock.sha256, lock.size, tmp)) return undefined;
+  if (!cache.copyOut(lock.sha256, lock.size, tmp, onDamaged)) return undefined;
   return moveIntoPlace(out, item, lock, tmp, replacing);
 }
 

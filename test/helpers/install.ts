@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MockService, RequestLogEntry } from "../../src/mock-server/types.js";
@@ -66,4 +66,11 @@ export function install(
 /** Requests that fetched file bytes: the API download routes and every CDN request. */
 export function downloadRequests(mock: MockService): RequestLogEntry[] {
   return mock.requests.filter((r) => r.origin === "cdn" || r.url.includes("/download"));
+}
+
+/** Every file in a cache's `sha256/` tree (its entries). */
+export function cachedFiles(cache: string): string[] {
+  const root = join(cache, "sha256");
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((d) => readdirSync(join(root, d)).map((f) => join(root, d, f)));
 }

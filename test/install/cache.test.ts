@@ -1,6 +1,5 @@
 import {
   cpSync,
-  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -13,7 +12,13 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
-import { downloadRequests, type InstallDoc, install, makeProject } from "../helpers/install.js";
+import {
+  cachedFiles,
+  downloadRequests,
+  type InstallDoc,
+  install,
+  makeProject,
+} from "../helpers/install.js";
 import { useMockService } from "../helpers/mock.js";
 
 const shared = useMockService({
@@ -21,13 +26,6 @@ const shared = useMockService({
   assetSize: 16 * 1024,
   limits: { download: { quota: 1000, windowSeconds: 60 } },
 });
-
-/** Every file in the cache's sha256/ tree. */
-function cachedFiles(cache: string): string[] {
-  const root = join(cache, "sha256");
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((d) => readdirSync(join(root, d)).map((f) => join(root, d, f)));
-}
 
 describe("svc-dl install: the cache", () => {
   it("a fresh dir plus a warm cache makes zero requests and needs no key", async () => {
