@@ -366,16 +366,20 @@ export const CODES = {
   no_license_key: usage(
     "Set SVC_LICENSE_KEY, or pipe it in with `svc-dl legacy get --license-key-stdin`; it is never taken from the command line.",
   ),
-  manifest_missing: config((c) =>
-    c.exists("install")
-      ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
-      : "Create the manifest svc-dl.json.",
+  manifest_missing: config((c, d) =>
+    d.notRegular === true
+      ? `Put the manifest in a regular file${typeof d.path === "string" ? ` at ${d.path}` : ""}${c.has("--manifest") ? ", or name one with --manifest FILE" : ""}; svc-dl never reads a FIFO, device or directory as a manifest.`
+      : c.exists("install")
+        ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
+        : "Create the manifest svc-dl.json.",
   ),
   dir_not_found: usage("Name an existing directory."),
-  invalid_manifest: config((c) =>
-    c.exists("install")
-      ? 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.'
-      : 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}.',
+  invalid_manifest: config((c, d) =>
+    d.field === "dir"
+      ? 'Set "dir" to a folder below the manifest\'s folder, e.g. "vendor/assets" (svc-dl never writes outside the project).'
+      : c.exists("install")
+        ? 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}; see `svc-dl install --help`.'
+        : 'Fix the manifest, e.g. {"dir":"vendor/assets","packs":["forest-pack"],"assets":["free-sample-cube"]}.',
   ),
   invalid_lock: config((c) =>
     c.exists("install")

@@ -1,8 +1,8 @@
-import { closeSync, constants, lstatSync, openSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { removeTree } from "../io/remove-tree.js";
-import { writePrivateFileAtomic } from "../io/safe-fs.js";
+import { readRegularFile, writePrivateFileAtomic } from "../io/safe-fs.js";
 import * as z from "../io/schema.js";
 import { safeBaseName } from "../outdir/names.js";
 import { STATE_DIR, stateDirOf } from "../outdir/state.js";
@@ -61,16 +61,10 @@ export function readExtractedManifest(dir: string): ExtractedManifest {
   const manifest: ExtractedManifest = { version: 1, folders: {} };
   let parsed: unknown;
   try {
-    // O_NOFOLLOW: a symlink planted in place of the manifest is never read through
-    const fd = openSync(
-      join(stateDirOf(dir), EXTRACTED_FILE),
-      constants.O_RDONLY | constants.O_NOFOLLOW,
-    );
-    try {
-      parsed = JSON.parse(readFileSync(fd, "utf8"));
-    } finally {
-      closeSync(fd);
-    }
+    // no symlink planted in its place is read through, no FIFO there is waited on
+    const text = readRegularFile(join(stateDirOf(dir), EXTRACTED_FILE));
+    if (text === undefined) return manifest;
+    parsed = JSON.parse(text);
   } catch {
     return manifest;
   }

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import type { SecureContext } from "node:tls";
 import { UsageError } from "../errors/usage-error.js";
+import { readFileNoBlock } from "../io/regular-file.js";
 
 /**
  * The certificate authorities a run trusts (cli-contract "Networks", "Configuration": the CA
@@ -27,14 +27,18 @@ export interface TlsTrust {
 /** Contexts by their extra PEM list: a handful at most (a CA file per client of a host). */
 const contexts = new Map<string, SecureContext>();
 const MAX_CONTEXTS = 8;
+/** Most bytes of a CA file read: 16 MiB (a full system bundle is about 0.2 MiB). */
+const MAX_PEM_BYTES = 16 << 20;
 
 /**
  * The trust of a run from its settings: Node's bundled roots, `NODE_EXTRA_CA_CERTS` of
  * `settings.env` and the CA file (`--ca-file`, `SVC_CA_FILE`, config `ca-file`, the library's
  * `caFile`). Node reads `NODE_EXTRA_CA_CERTS` only at process start, so one given in the env of
  * a library call (or an in-process run) is read here; the process's own one is already in
- * Node's defaults. Reads the files now (`node:tls` is not loaded until a context is needed).
- * Throws UsageError (exit 2, `invalid_ca_file`) when the CA file cannot be read or holds no PEM.
+ * Node's defaults. Reads the files now (`node:tls` is not loaded until a context is needed),
+ * without blocking (src/io/regular-file.ts: a FIFO or device there is refused, never waited on).
+ * Throws UsageError (exit 2, `invalid_ca_file`) when the CA file cannot be read, is not a
+ * regular file, or holds no PEM.
  */
 export function tlsTrust(settings: {
   caFile?: string | undefined;
@@ -56,7 +60,7 @@ function extraCas(settings: Parameters<typeof tlsTrust>[0]): string[] | undefine
   const cas: string[] = [];
   if (extra) {
     try {
-      cas.push(readFileSync(extra, "utf8"));
+      cas.push(readFileNoBlock(extra, { follow: true, maxBytes: MAX_PEM_BYTES }).toString("utf8"));
     } catch {
       // Node itself warns about an unreadable NODE_EXTRA_CA_CERTS; the CA file still applies.
     }
@@ -64,7 +68,7 @@ function extraCas(settings: Parameters<typeof tlsTrust>[0]): string[] | undefine
   if (!caFile) return cas;
   let pem: string;
   try {
-    pem = readFileSync(caFile, "utf8");
+    pem = readFileNoBlock(caFile, { follow: true, maxBytes: MAX_PEM_BYTES }).toString("utf8");
   } catch (err) {
     throw new UsageError(`cannot read the CA file ${caFile}: ${(err as Error).message}`, {
       code: "invalid_ca_file",

@@ -1,14 +1,17 @@
-import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { slugProblem } from "../api/slug.js";
 import { UsageError } from "../errors/usage-error.js";
 import { type ContainmentProblem, containedPath } from "../io/containment.js";
+import { NotRegularFileError, readFileNoBlock } from "../io/regular-file.js";
 import * as z from "../io/schema.js";
 import { formatJsonPath, parseStrictJson } from "../io/strict-json.js";
 import type { InstallItemRef } from "./types.js";
 
 /** Default manifest file name, looked up in the working directory. */
 export const MANIFEST_FILE = "svc-dl.json";
+
+/** Most bytes of a manifest read: 4 MiB. */
+const MAX_MANIFEST_BYTES = 4 << 20;
 
 /** A slug as the manifest may name it: the one slug rule (src/api/slug.ts). */
 const slug = z.string().check(
@@ -55,7 +58,9 @@ export interface Manifest {
 
 /**
  * Reads and validates the manifest at `path` (absolute). A UTF-8 byte-order mark is accepted.
- * Throws UsageError (exit 2): `manifest_missing` when the file cannot be read,
+ * The file is read without blocking (src/io/regular-file.ts): a FIFO, device or directory there
+ * is refused, never waited on. Throws UsageError (exit 2): `manifest_missing` when the file
+ * cannot be read or is not a regular file,
  * `invalid_manifest` naming the JSON path of the first problems (`packs[1].edition: …`) when it
  * is not JSON, names a key twice in one object (src/io/strict-json.ts), breaks the schema,
  * declares an item twice, or has a `dir` that leads outside its folder (see
@@ -64,10 +69,11 @@ export interface Manifest {
 export function readManifest(path: string): Manifest {
   let raw: string;
   try {
-    raw = readFileSync(path, "utf8");
+    raw = readFileNoBlock(path, { follow: true, maxBytes: MAX_MANIFEST_BYTES }).toString("utf8");
   } catch (err) {
     throw new UsageError(`cannot read the manifest ${path}: ${(err as Error).message}`, {
       code: "manifest_missing",
+      detail: { path, notRegular: err instanceof NotRegularFileError },
     });
   }
   const json = parseStrictJson(raw);
@@ -147,7 +153,7 @@ function outsideDir(path: string, problem: ContainmentProblem): UsageError {
     `invalid manifest ${path}: dir: ${DIR_PROBLEMS[problem]}; it must be a relative path inside the manifest's folder`,
     {
       code: "invalid_manifest",
-      hint: 'Set "dir" to a folder below the manifest\'s folder, e.g. "vendor/assets" (svc-dl never writes outside the project).',
+      detail: { field: "dir" },
     },
   );
 }

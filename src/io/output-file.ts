@@ -13,6 +13,7 @@ import { basename, dirname, join } from "node:path";
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { durableRename } from "./durable.js";
+import { nonRegularKind } from "./regular-file.js";
 import { lstatIfExists, readRegularFile } from "./safe-fs.js";
 
 /**
@@ -33,20 +34,6 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** What the file is, for messages: `--report file`, `svc-dl.lock`, `GITHUB_STEP_SUMMARY file`. */
 export type OutputWhat = string;
-
-/**
- * What kind of non-regular entry `st` is ("a symbolic link", "a FIFO (named pipe)", …), or
- * undefined for a regular file.
- */
-export function nonRegularKind(st: Stats): string | undefined {
-  if (st.isFile()) return undefined;
-  if (st.isSymbolicLink()) return "a symbolic link";
-  if (st.isFIFO()) return "a FIFO (named pipe)";
-  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device node";
-  if (st.isSocket()) return "a socket";
-  if (st.isDirectory()) return "a directory";
-  return "not a regular file";
-}
 
 /** The refusal of a path that holds something other than a regular file. */
 function refusal(what: OutputWhat, path: string, kind: string): FileSystemError {

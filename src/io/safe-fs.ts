@@ -8,7 +8,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readSync,
   renameSync,
   rmSync,
   type Stats,
@@ -16,6 +15,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { durableRename } from "./durable.js";
+import { DEFAULT_MAX_BYTES, NotRegularFileError, readFileNoBlock } from "./regular-file.js";
 
 /**
  * File-system helpers for directories and files svc-dl does not trust (cli-contract
@@ -142,26 +142,17 @@ export function isNotRegular(err: unknown): boolean {
  * Reads a regular file as UTF-8, never through a symlink. Returns undefined when it is missing
  * or not a regular file, or larger than `maxBytes`. Throws other read errors.
  */
-export function readRegularFile(path: string, maxBytes = 64 << 20): string | undefined {
+export function readRegularFile(path: string, maxBytes = DEFAULT_MAX_BYTES): string | undefined {
   return readRegularBytes(path, maxBytes)?.toString("utf8");
 }
 
-/** {@link readRegularFile} as bytes: same rules, the file's bytes as they are. */
-export function readRegularBytes(path: string, maxBytes = 64 << 20): Buffer | undefined {
-  const opened = openRegular(path);
-  if (!opened) return undefined;
+/** {@link readRegularFile} as bytes: same rules, the file's bytes as they are (src/io/regular-file.ts). */
+export function readRegularBytes(path: string, maxBytes = DEFAULT_MAX_BYTES): Buffer | undefined {
   try {
-    if (opened.st.size > maxBytes) return undefined;
-    const buf = Buffer.alloc(opened.st.size);
-    let done = 0;
-    while (done < buf.length) {
-      const n = readSync(opened.fd, buf, done, buf.length - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return buf.subarray(0, done);
-  } finally {
-    closeSync(opened.fd);
+    return readFileNoBlock(path, { maxBytes });
+  } catch (err) {
+    if (err instanceof NotRegularFileError || isNotRegular(err)) return undefined;
+    throw err;
   }
 }
 

@@ -37,7 +37,6 @@ const SITE_HINTS: Record<string, number> = {
   "src/http/retry.ts": 1,
   "src/http/route-not-found.ts": 2,
   "src/http/stalls.ts": 1,
-  "src/install/manifest.ts": 1,
   "src/install/outcome.ts": 3,
   "src/install/place.ts": 1,
   "src/install/run.ts": 1,
