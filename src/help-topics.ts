@@ -1,5 +1,7 @@
+import { ENVIRONMENT_VARIABLES } from "./environment-variables.js";
 import { CODES } from "./errors/codes.js";
 import { EXIT_CODE_MEANINGS } from "./errors/exit-codes.js";
+import { wrap } from "./io/wrap.js";
 
 /**
  * `svc-dl help exit-codes`: every exit code with its meaning and the error codes that end with
@@ -27,33 +29,26 @@ function exitCodesTopic(): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** `svc-dl help environment`: the environment variables svc-dl reads (cli-contract). */
-const ENVIRONMENT_TOPIC = `Environment variables read by svc-dl (a flag wins over a variable, a variable over the config file):
-
-  SVC_BASE_URL          service address (--base-url; config base-url)
-  SVC_API_KEY           API key; wins over every other source of the key
-  SVC_API_KEY_FILE      a file holding the API key (yours, mode 0600, not a symlink)
-  CREDENTIALS_DIRECTORY systemd's credentials directory: the key in its file svc-api-key
-                        (LoadCredential=svc-api-key:FILE); after SVC_API_KEY_FILE
-  DBUS_SESSION_BUS_ADDRESS
-                        the D-Bus session of the OS keyring (Linux) that \`auth login\` uses
-  SVC_LICENSE_KEY       license key for \`svc-dl legacy get\`
-  SVC_DL_CONFIG_DIR     config directory (default: the OS config directory)
-  SVC_DL_CACHE_DIR      download cache of \`svc-dl install\` (default: the OS cache directory)
-  SVC_DL_OFFLINE        1: open no network connection (as --offline)
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY
-                        proxies (lower case wins, as in curl; --proxy wins over them)
-  SVC_CA_FILE           extra trusted CA certificates, PEM (--ca-file; config ca-file)
-  NODE_EXTRA_CA_CERTS   extra trusted CA certificates, PEM, kept alongside SVC_CA_FILE
-  NO_COLOR              no colour (as --no-color)
-  FORCE_COLOR           0 for no colour, 1-3 for colour even without a terminal
-  COLUMNS               terminal width when stderr does not report one
-`;
+/** `svc-dl help environment`: {@link ENVIRONMENT_VARIABLES}, one variable (or spellings) per entry. */
+function environmentTopic(): string {
+  const lines = [
+    "Environment variables read by svc-dl (a flag wins over a variable, a variable",
+    "over the config file):",
+    "",
+  ];
+  for (const { names, meaning } of ENVIRONMENT_VARIABLES) {
+    const name = names.join(", ");
+    const head = name.length <= 22 ? `  ${name.padEnd(24)}` : `  ${name}\n${" ".repeat(26)}`;
+    const [first = "", ...rest] = wrap(meaning, 54);
+    lines.push(`${head}${first}`, ...rest.map((l) => `${" ".repeat(26)}${l}`));
+  }
+  return `${lines.join("\n")}\n`;
+}
 
 /** Help topics beside the commands (`svc-dl help <topic>`), as gh has `gh help exit-codes`. */
 const TOPICS: Readonly<Record<string, () => string>> = {
   "exit-codes": exitCodesTopic,
-  environment: () => ENVIRONMENT_TOPIC,
+  environment: environmentTopic,
 };
 
 /** The names of the help topics. */
@@ -62,19 +57,4 @@ export const HELP_TOPIC_NAMES: readonly string[] = Object.keys(TOPICS);
 /** The text of help topic `name`, or undefined when there is no such topic. */
 export function helpTopic(name: string): string | undefined {
   return Object.hasOwn(TOPICS, name) ? TOPICS[name]?.() : undefined;
-}
-
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
 }

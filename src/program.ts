@@ -15,8 +15,10 @@ import { packCommand } from "./commands/pack/index.js";
 import { packsCommand } from "./commands/packs/index.js";
 import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
+import { ENVIRONMENT_VARIABLES } from "./environment-variables.js";
 import { UsageError } from "./errors/usage-error.js";
 import { loadColour } from "./io/colour.js";
+import { wrap } from "./io/wrap.js";
 import { durationSeconds } from "./pacing/units.js";
 import { DEFAULT_GLOBALS, type GlobalOptions, Session } from "./session.js";
 
@@ -130,8 +132,7 @@ const PROGRAM_HELP = `${examples(
   "svc-dl pack get forest-pack -o ./assets/",
   "svc-dl packs sync ~/assets --edition all",
 )}
-Environment: SVC_BASE_URL, SVC_API_KEY, SVC_LICENSE_KEY, SVC_DL_CONFIG_DIR, SVC_DL_CACHE_DIR,
-HTTPS_PROXY, HTTP_PROXY, NO_PROXY, SVC_CA_FILE, NODE_EXTRA_CA_CERTS, NO_COLOR, FORCE_COLOR.
+${wrap(`Environment: ${ENVIRONMENT_VARIABLES.map((v) => v.names[0]).join(", ")}.`, 80).join("\n")}
 Exit codes: 0 ok, 1 failure, 2 usage, 3 auth, 4 not permitted, 5 not found,
 6 rate limited, 7 server/network, 8 local file system, 9 lock mismatch,
 10 --max-duration reached, 130/143 interrupted (or cancelled at a prompt).

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { SETTABLE_KEYS } from "../../config/settable-keys.js";
 import { examples, type OpenSession } from "../command-kit.js";
 import { configGetCommand } from "./get.js";
 import { configListCommand } from "./list.js";
@@ -9,7 +10,7 @@ import { configUnsetCommand } from "./unset.js";
 /** The `config` noun: get, set, unset, list, path (cli-contract "config"). */
 export function configCommand(open: OpenSession): Command {
   return new Command("config")
-    .description("read and change settings (base-url, proxy, ca-file) in the config file")
+    .description(`read and change settings (${SETTABLE_KEYS.join(", ")}) in the config file`)
     .addHelpText(
       "after",
       examples(

@@ -1,11 +1,12 @@
 import { Command } from "commander";
+import { SETTABLE_KEYS_TEXT } from "../../config/settable-keys.js";
 import { examples, type OpenSession } from "../command-kit.js";
 
 /** Builds `config set`. */
 export function configSetCommand(open: OpenSession): Command {
   return new Command("set")
     .description("store a setting in the config file")
-    .argument("<key>", "setting name: base-url, proxy, ca-file or limit-rate")
+    .argument("<key>", `setting name: ${SETTABLE_KEYS_TEXT}`)
     .argument("<value>", "the new value")
     .addHelpText(
       "after",
