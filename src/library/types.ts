@@ -125,8 +125,12 @@ export interface ReportOptions {
    * exit. A call that throws part-way leaves the operation's own document of the items settled
    * so far with `"complete": false` and `"error": {code, message, request_id, retryable,
    * hint}`. `downloadPack`/`downloadAsset` write the one-item run document `{items, summary,
-   * complete}` (as `pack get SLUG --report` does). A file that cannot be written is a
-   * `warning:` notice (`onNotice`), never a failure of the call.
+   * complete}` (as `pack get SLUG --report` does). A file that cannot be written (or a
+   * symlink, FIFO, device or directory at its path) makes a call that had succeeded with
+   * nothing failed reject, once the operation is done, with FileSystemError (`exitCode` 8:
+   * `write_failed`, `unsafe_output_path`, `no_space`, `permission_denied`), as the CLI exits
+   * 8; a call that failed (or a sync with failed items) keeps its own outcome and the file is
+   * a `warning:` notice (`onNotice`). The same holds for `metrics`.
    */
   report?: string | undefined;
   /**

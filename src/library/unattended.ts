@@ -1,10 +1,11 @@
 import { toSvcError } from "../errors/format.js";
+import type { SvcError } from "../errors/svc-error.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { Clock } from "../model.js";
 import { Deadline } from "../pacing/deadline.js";
 import { durationSeconds, MIN_RATE_BYTES_PER_SECOND, rateBytesPerSecond } from "../pacing/units.js";
 import { runErrorOf } from "../run/error.js";
-import { writeReport } from "../run/files.js";
+import { RunFileWrites, writeReport } from "../run/files.js";
 import { RunRecorder, type ShapedDocument } from "../run/recorder.js";
 import type { RunPacingSettings } from "../services.js";
 import type { PacingOptions } from "./types.js";
@@ -96,8 +97,11 @@ export interface LibraryRun {
  * document, or the items settled so far with `"complete": false` and `error`), and `metrics`
  * the Prometheus textfile as `--metrics` writes it, with the exit code the CLI would have had
  * (the error's `exitCode`, 1 for a returned document with failed items, else 0). A file that
- * cannot be written is a `warning:` line to `onNotice` (the library never prints); `body`'s
- * result or error is unchanged.
+ * cannot be written fails a call that had succeeded with nothing failed: it rejects, after both
+ * files were tried, with that file's error (FileSystemError, exit 8: `write_failed`,
+ * `unsafe_output_path`, `no_space`, `permission_denied`), as the CLI exits 8 (cli-contract
+ * "Operating unattended", "Library"). Otherwise `body`'s error, or its document with failed
+ * items, stands, and the file is a `warning:` line to `onNotice` (the library never prints).
  */
 export async function withRun<D extends ShapedDocument>(
   sinks: LibraryRun,
@@ -121,19 +125,19 @@ export async function withRun<D extends ShapedDocument>(
       });
     });
   }
-  let error: unknown;
+  let failure: { err: unknown } | undefined;
   let doc: D | undefined;
   try {
     doc = await body(run);
     run.complete(doc);
-    return doc;
   } catch (err) {
-    error = err;
-    throw err;
-  } finally {
-    await hooks;
-    await writeSinks(sinks, run, exitCodeOf(error, doc), error, warn);
+    failure = { err };
   }
+  await hooks;
+  const problem = await writeSinks(sinks, run, failure?.err, doc, warn);
+  if (failure) throw failure.err;
+  if (problem) throw problem;
+  return doc as D;
 }
 
 /** The exit code the CLI would have for this outcome. */
@@ -143,24 +147,41 @@ function exitCodeOf(error: unknown, doc: ShapedDocument | undefined): number {
   return typeof failed === "number" && failed > 0 ? 1 : 0;
 }
 
-/** Writes `report` and `metrics`; one that cannot be written is a warning. Never throws. */
+/**
+ * Writes `report`, then `metrics` (one after the other, as the CLI does, so the metrics tell
+ * the exit code the call ends with). When the operation had succeeded with nothing failed (the
+ * CLI's exit 0), the first file that cannot be written is returned, to be thrown (exit 8:
+ * `write_failed`, `unsafe_output_path`…; the CLI's exit code for it) and later ones are
+ * warnings; otherwise the operation keeps its own outcome and every such file is a warning.
+ * Never throws.
+ */
 async function writeSinks(
   sinks: LibraryRun,
   run: RunRecorder,
-  exitCode: number,
   error: unknown,
+  result: ShapedDocument | undefined,
   warn: (err: unknown, code: string) => void,
-): Promise<void> {
+): Promise<SvcError | undefined> {
   const doc = run.document(error === undefined ? undefined : runErrorOf(toSvcError(error)));
   const cwd = process.cwd();
-  const tasks: Promise<void>[] = [];
-  if (sinks.file !== undefined) tasks.push(writeReport(cwd, sinks.file, doc));
-  const { metrics } = sinks;
+  const succeeded = exitCodeOf(error, result) === 0;
+  const files = new RunFileWrites(exitCodeOf(error, result));
+  const { file, metrics } = sinks;
+  if (file !== undefined) await files.write("report file", () => writeReport(cwd, file, doc));
   if (metrics !== undefined) {
-    const facts = { run, doc, exitCode, endedAt: Date.now() };
-    tasks.push(import("../run/metrics.js").then((m) => m.writeMetrics(cwd, metrics, facts)));
+    await files.write("metrics file", async () => {
+      const m = await import("../run/metrics.js");
+      await m.writeMetrics(cwd, metrics, {
+        run,
+        doc,
+        exitCode: files.exitCode,
+        endedAt: Date.now(),
+      });
+    });
   }
-  for (const result of await Promise.allSettled(tasks)) {
-    if (result.status === "rejected") warn(result.reason, "output_not_written");
-  }
+  const { problems } = files;
+  const [first, ...rest] = problems;
+  const fails = succeeded && first !== undefined;
+  for (const p of fails ? rest : problems) warn(p, "output_not_written");
+  return fails ? first : undefined;
 }

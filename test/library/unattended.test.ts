@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -196,5 +199,61 @@ describe("library: metrics, onItem and single-download reports (the CLI's run la
     expect(typeof hint).toBe("string");
     const m = metricSamples(metrics, { command: "pack get", dir });
     expect(m.get("svc_dl_exit_code")).toBe(5);
+  });
+});
+
+describe("library: a report or metrics file that cannot be written", () => {
+  it("a call that succeeded rejects with the file's error (exit 8) once both files were tried", async () => {
+    const dir = tempDir("svc-dl-lib-nowrite-");
+    const report = join(dir, "report.json");
+    mkdirSync(report); // a directory where the report goes
+    const metrics = join(dir, "m.prom");
+    const notices: string[] = [];
+    const c = createClient({
+      baseUrl: shared.mock.baseUrl,
+      apiKey: shared.mock.apiKey,
+      onNotice: (line) => notices.push(line),
+    });
+    await expect(
+      c.downloadAsset("free-sample-cube", { dir, report, metrics }),
+    ).rejects.toMatchObject({
+      code: "unsafe_output_path",
+      exitCode: 8,
+      message: expect.stringContaining(report),
+    });
+    // the file itself is in place, and the metrics tell the exit code the call ended with
+    expect(existsSync(join(dir, "free-sample-cube.glb"))).toBe(true);
+    expect(metricSamples(metrics, { command: "asset get", dir }).get("svc_dl_exit_code")).toBe(8);
+    expect(notices).toEqual([]);
+  });
+
+  it("a FIFO at metrics: sync rejects with unsafe_output_path, the FIFO untouched", async () => {
+    const dir = tempDir("svc-dl-lib-fifo-");
+    const metrics = join(tempDir("svc-dl-lib-fifo-prom-"), "svc-dl.prom");
+    execFileSync("mkfifo", [metrics]);
+    await expect(client().sync(dir, { metrics })).rejects.toMatchObject({
+      code: "unsafe_output_path",
+      exitCode: 8,
+    });
+    expect(lstatSync(metrics).isFIFO()).toBe(true);
+  });
+
+  it("a call that failed keeps its own error; the unwritable file is a warning notice", async () => {
+    const dir = tempDir("svc-dl-lib-nowrite2-");
+    const report = join(dir, "report.json");
+    mkdirSync(report);
+    const notices: string[] = [];
+    const c = createClient({
+      baseUrl: shared.mock.baseUrl,
+      apiKey: shared.mock.apiKey,
+      onNotice: (line) => notices.push(line),
+    });
+    await expect(c.downloadPack("no-such-pack", { dir, report })).rejects.toMatchObject({
+      code: "not_found",
+      exitCode: 5,
+    });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(report);
+    expect(notices[0]).toContain("(output_not_written)");
   });
 });

@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
-import { FileSystemError } from "../../errors/file-system-error.js";
 import { toSvcError } from "../../errors/format.js";
-import { SvcError } from "../../errors/svc-error.js";
+import type { SvcError } from "../../errors/svc-error.js";
 import type { WarningCode } from "../../io/reporter.js";
 import { runErrorOf } from "../../run/error.js";
-import { writeReport } from "../../run/files.js";
+import { RunFileWrites, writeReport } from "../../run/files.js";
 import { clockTime, runHeader } from "../../run/log-time.js";
 import { writeMetrics } from "../../run/metrics.js";
 import { hookEnvWith, ItemHooks, runShellHook } from "../../run/on-item.js";
@@ -116,42 +115,28 @@ async function finishRun(
   const { ctx } = session;
   // One after the other, so each file tells the exit code the run will have: a report that
   // cannot be written makes a successful run exit 8, and its metrics say so.
-  let exitCode = svcError?.exitCode ?? session.exitCode;
-  const problems: SvcError[] = [];
-  const write = async (what: string, task: () => Promise<void>): Promise<void> => {
-    try {
-      await task();
-    } catch (err) {
-      const problem = outputProblem(what, err);
-      problems.push(problem);
-      if (exitCode === 0) exitCode = problem.exitCode;
-    }
-  };
+  const files = new RunFileWrites(svcError?.exitCode ?? session.exitCode);
   const { report, metrics } = spec.sinks;
   if (report) {
-    await write("--report file", async () => writeReport(ctx.cwd, report, doc));
+    await files.write("--report file", async () => writeReport(ctx.cwd, report, doc));
   }
   if (metrics) {
-    await write("--metrics file", async () =>
-      writeMetrics(ctx.cwd, metrics, {
-        run,
-        doc,
-        exitCode,
-        endedAt,
-      }),
+    await files.write("--metrics file", async () =>
+      writeMetrics(ctx.cwd, metrics, { run, doc, exitCode: files.exitCode, endedAt }),
     );
   }
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile && STEP_SUMMARY_COMMANDS.has(spec.command)) {
-    await write("GITHUB_STEP_SUMMARY file", async () =>
+    await files.write("GITHUB_STEP_SUMMARY file", async () =>
       appendStepSummary(ctx.cwd, summaryFile, {
         command: spec.command,
         doc,
-        exitCode,
+        exitCode: files.exitCode,
         seconds: (endedAt - run.startedAt) / 1e3,
       }),
     );
   }
+  const { problems, exitCode } = files;
   // A run that had succeeded fails with the first problem (printed by main, after the run's own
   // outcome); a run that failed keeps its own code, and every problem is a warning.
   const [first, ...rest] = problems;
@@ -188,20 +173,6 @@ async function runDoneHook(
     output: session.globals.json ? undefined : ctx.io.stderr,
   });
   if (problem) warnRun(session, "hook_failed", `--on-done ${problem}`);
-}
-
-/**
- * A file of the run that could not be written as an SvcError: the writer's own (exit 8:
- * `unsafe_output_path`, `write_failed`, `no_space`, `permission_denied`), else `write_failed`
- * naming `what`.
- */
-function outputProblem(what: string, err: unknown): SvcError {
-  if (err instanceof SvcError) return err;
-  const reason = err instanceof Error ? err.message : String(err);
-  return new FileSystemError(`cannot write the ${what}: ${reason}`, {
-    code: "write_failed",
-    cause: err,
-  });
 }
 
 /**
