@@ -91,13 +91,10 @@ export class ResponseBody {
     if (this.#sink && !this.#waiting && this.#held.length === 0) this.#settle?.resolve();
   }
 
-  /** @internal the transfer failed */
+  /** @internal the transfer failed (after the body's end it no longer matters) */
   fail(err: Error): void {
-    if (this.#ended || this.#error) return;
-    this.#error = err;
-    this.#held = [];
-    this.#heldBytes = 0;
-    this.#settle?.reject(err);
+    if (this.#ended) return;
+    this.#reject(err);
   }
 
   /**
@@ -218,9 +215,23 @@ export class ResponseBody {
     if (this.#ended) this.#settle?.resolve();
   }
 
+  /**
+   * The reader failed (its sink threw or rejected): rejected even when every byte had arrived
+   * already (a paced or backpressured sink call can fail after the body's end), else the reader
+   * would wait for ever.
+   */
   #abortWith(err: Error): void {
-    this.fail(err);
+    this.#reject(err);
     this.#controller?.abort(err);
+  }
+
+  /** Ends the reader with `err` (the first failure wins) and drops what is held. */
+  #reject(err: Error): void {
+    if (this.#error) return;
+    this.#error = err;
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#settle?.reject(err);
   }
 }
 

@@ -2,15 +2,16 @@
  * cli-contract "Integrity": `--limit-rate` and `--max-duration` change when bytes arrive, never
  * which bytes are kept. Every download here is compared byte for byte with what the mock
  * service serves, over real loopback http and https (a private CA), into a directory and to
- * stdout. The runs use a clock whose waits move time on and return after the event loop has
+ * stdout. A paced wait that ends the run after the whole body arrived ends it as the contract
+ * says, never waiting for a body that has already ended. The runs use a clock whose waits move time on and return after the event loop has
  * polled the sockets again (never sleeping for real): a paced piece is held across socket
  * reads, as it is with the real clock.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Faults, type MockService, startMockService } from "../../src/mock-server/index.js";
 import { registerSecret, runCli } from "../helpers/cli.js";
 import { envFor, tempDir } from "../helpers/download.js";
@@ -207,5 +208,82 @@ describe("-o - into a slow consumer that keeps what it is given", () => {
         expect(firstDifference(Buffer.concat(out.kept))).toBe(-1);
       });
     }
+  }
+});
+
+/** A stdout that keeps what it is given and tells `onFirst` of the first write. */
+class FirstWriteStdout extends Writable {
+  readonly kept: Buffer[] = [];
+  constructor(private readonly onFirst: () => void) {
+    super();
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.kept.push(Buffer.from(chunk));
+    if (this.kept.length === 1) this.onFirst();
+    done();
+  }
+}
+
+describe("a paced wait that ends the run after a small body arrived whole with its head", () => {
+  /** Small enough to come in the socket's first read; 1.5 s of waits at 2K. */
+  const SMALL = 3_000;
+  let small: Buffer;
+  beforeEach(async () => {
+    mock.set({ faults: {}, packSize: SMALL });
+    small = (await runCli(["pack", "get", PACK, "-o", "-"], { env: envFor(mock) })).stdoutBytes;
+    expect(small.length).toBe(SMALL);
+  });
+  afterEach(() => mock.set({ packSize: PACK_BYTES }));
+  const isPrefix = (got: Buffer): boolean => small.subarray(0, got.length).equals(got);
+
+  for (const protocol of ["http", "https"] as const) {
+    it(`--max-duration reached while --limit-rate holds the rest, over ${protocol}: exit 10, lock released`, async () => {
+      const { env, args } = envOver(protocol);
+      const dir = tempDir();
+      const r = await runOnTurningClock(
+        [
+          "pack",
+          "get",
+          PACK,
+          "-o",
+          `${dir}/`,
+          "--limit-rate",
+          "2K",
+          "--max-duration",
+          "1s",
+          ...args,
+        ],
+        { ...env, SVC_DL_CACHE_DIR: tempDir() },
+      );
+      expect(r.code, r.stderr).toBe(10);
+      expect(r.stderr).toContain("deadline_reached");
+      expect(existsSync(join(dir, `${PACK}.zip`))).toBe(false);
+      const names = readdirSync(join(dir, ".svc-dl"));
+      expect(names).not.toContain("lock-owner.json");
+      for (const part of names.filter((n) => n.endsWith(".part"))) {
+        const kept = readFileSync(join(dir, ".svc-dl", part));
+        expect(kept.length).toBeLessThan(SMALL);
+        expect(isPrefix(kept)).toBe(true);
+      }
+    });
+
+    it(`Ctrl-C at the first byte of -o - while --limit-rate holds the rest, over ${protocol}: exit 130`, async () => {
+      const { env, args } = envOver(protocol);
+      let interrupt = (): void => undefined;
+      const out = new FirstWriteStdout(() => interrupt());
+      const r = await runCli(["pack", "get", PACK, "-o", "-", "--limit-rate", "2K", ...args], {
+        env,
+        waits: turningClock(),
+        stdout: out,
+        onStart: (fn) => {
+          interrupt = fn;
+        },
+      });
+      expect(r.code, r.stderr).toBe(130);
+      const kept = Buffer.concat(out.kept);
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThan(SMALL);
+      expect(isPrefix(kept)).toBe(true);
+    });
   }
 });

@@ -104,4 +104,49 @@ describe("ResponseBody: one sink call at a time", () => {
     await done;
     expect(ctl.calls).toEqual(["resume", "pause", "resume"]);
   });
+
+  it("a sink call that fails after the body's end rejects the reader (it never waits for ever)", async () => {
+    // all bytes arrived with the head (a small file) while a paced sink call still waits; the
+    // wait then fails (Ctrl-C, --max-duration, a full disk): the reader must hear of it
+    const body = new ResponseBody();
+    const ctl = recorder();
+    body.attach(ctl);
+    body.push(Buffer.from("whole small body"));
+    body.end();
+    let fail = (_err: Error): void => undefined;
+    const waiting = new Promise<void>((_resolve, reject) => {
+      fail = reject;
+    });
+    const outcome = body
+      .consume(() => waiting)
+      .then(
+        () => "resolved",
+        (err: Error) => err.message,
+      );
+    fail(new Error("interrupted by SIGINT"));
+    const first = await Promise.race([outcome, turns(4).then(() => "still waiting")]);
+    expect(first).toBe("interrupted by SIGINT");
+    expect(ctl.calls.at(-1)).toBe("abort");
+  });
+
+  it("a sink that throws after the body's end rejects the reader", async () => {
+    const body = new ResponseBody();
+    body.attach(recorder());
+    body.push(Buffer.from("whole small body"));
+    body.end();
+    const outcome = body
+      .consume(() => {
+        throw new Error("disk full");
+      })
+      .then(
+        () => "resolved",
+        (err: Error) => err.message,
+      );
+    expect(await Promise.race([outcome, turns(4).then(() => "still waiting")])).toBe("disk full");
+  });
 });
+
+/** `n` event-loop turns. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
