@@ -1,4 +1,5 @@
 import { fstatSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Dispatcher } from "undici";
 import { type Keyring, osKeyring } from "./config/keyring.js";
 import { InterruptedError } from "./errors/interrupted-error.js";
@@ -45,6 +46,18 @@ export function packageVersion(): string {
   const raw = readFileSync(new URL("../package.json", import.meta.url), "utf8");
   const parsed = JSON.parse(raw) as { version?: unknown };
   return typeof parsed.version === "string" ? parsed.version : "0.0.0";
+}
+
+/**
+ * The absolute paths of the Node binary running svc-dl and of svc-dl's own `bin/svc-dl.js`
+ * (next to `dist/` or `src/`), which `svc-dl schedule` writes into the units and the crontab
+ * line it prints (cli-contract "Credentials, schedules and offline runs").
+ */
+export function programPaths(): { node: string; script: string } {
+  return {
+    node: process.execPath,
+    script: fileURLToPath(new URL("../bin/svc-dl.js", import.meta.url)),
+  };
 }
 
 /** The device and inode of stderr (fd 2), or undefined when it cannot be told. */

@@ -42,7 +42,17 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   },
   {
     names: ["XDG_CONFIG_HOME"],
-    meaning: "Linux: the OS config directory is $XDG_CONFIG_HOME/svc-dl (default ~/.config)",
+    meaning:
+      "Linux: the OS config directory is $XDG_CONFIG_HOME/svc-dl (default ~/.config); systemd user units are in $XDG_CONFIG_HOME/systemd/user",
+  },
+  {
+    names: ["XDG_STATE_HOME"],
+    meaning:
+      "Linux: `svc-dl schedule --cron` keeps its log, report and metrics in $XDG_STATE_HOME/svc-dl (default ~/.local/state)",
+  },
+  {
+    names: ["HOME"],
+    meaning: "`svc-dl schedule`: the home directory, where an XDG variable is not set",
   },
   {
     names: ["SVC_DL_CACHE_DIR"],

@@ -13,6 +13,7 @@ import { installCommand } from "./commands/install/install.js";
 import { legacyCommand } from "./commands/legacy/index.js";
 import { packCommand } from "./commands/pack/index.js";
 import { packsCommand } from "./commands/packs/index.js";
+import { scheduleCommand } from "./commands/schedule/schedule.js";
 import { verifyCommand } from "./commands/verify/verify.js";
 import type { Context } from "./context.js";
 import { ENVIRONMENT_VARIABLES } from "./environment-variables.js";
@@ -158,6 +159,7 @@ const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
   doctorCommand,
   installCommand,
   cacheCommand,
+  scheduleCommand,
 ];
 
 /**

@@ -340,6 +340,15 @@ export const CODES = {
     "Name a route under /api/v1, e.g. `svc-dl api me`, `svc-dl api orders`, `svc-dl api catalog/packs`.",
   ),
   unknown_shell: usage("Supported shells: bash, zsh, fish."),
+  invalid_schedule: usage((c, d) => {
+    if (!c.has("--every")) return "See `svc-dl schedule --help`.";
+    return d.cronWrite
+      ? "A crontab is yours: svc-dl prints the line and leaves the editing to you. Add it with `crontab -e`, or append it with `(crontab -l; svc-dl schedule --cron DIR) | crontab -`."
+      : "Give one of --systemd and --cron, --every as one of the intervals named, --at as HH:MM (24-hour clock); `svc-dl schedule --help` has examples.";
+  }),
+  unsafe_schedule_argument: usage(
+    "A schedule keeps spaces, quotes, % and $ in a word as they are, but cannot carry an empty word or a control character (newline, tab, escape): give that value without it.",
+  ),
   unknown_config_key: usage("Run `svc-dl config list` to see the settable keys."),
   binary_to_terminal: usage(
     (c) =>
@@ -459,6 +468,11 @@ export const CODES = {
   foreign_cache_dir: local(
     (c) =>
       `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
+  ),
+
+  foreign_schedule_file: local(
+    (c, d) =>
+      `svc-dl rewrites only the unit files it wrote (their first line is its mark): move ${d.path ?? "that file"} away${c.has("--write") ? ", or run the same command without --write and merge the printed units into it by hand" : ""}.`,
   ),
 
   // --- outcomes of a whole run ---

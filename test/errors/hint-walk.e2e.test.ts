@@ -506,6 +506,12 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
     "test/install/offline.test.ts: after one install without --offline, install --frozen --offline succeeds from the cache",
   keyring_unavailable:
     "test/commands/auth/key-sources.test.ts: with the key in SVC_API_KEY_FILE the same run succeeds",
+  invalid_schedule:
+    "test/commands/schedule/hints.test.ts: --every as one of the intervals named, the schedule prints",
+  unsafe_schedule_argument:
+    "test/commands/schedule/hints.test.ts: the value without its control character, the schedule prints",
+  foreign_schedule_file:
+    "test/commands/schedule/hints.test.ts: the foreign unit moved away, the same --write succeeds",
 };
 
 /** Codes whose hint cannot change the outcome from the user's side, and why. */

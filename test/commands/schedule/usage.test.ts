@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { errorOf, schedule, scheduleHome } from "./helpers.js";
+
+// What `svc-dl schedule` refuses before it prints anything (cli-contract "Credentials, schedules
+// and offline runs"; exit 2 for the user's mistakes).
+
+describe("svc-dl schedule refuses bad input with exit 2 and says what to give", () => {
+  const cases: [string, string[], string, string][] = [
+    [
+      "an interval no schedule keeps exactly",
+      ["--systemd", "--every", "45m"],
+      "invalid_schedule",
+      '--every: "45m"',
+    ],
+    ["a zero interval", ["--cron", "--every", "0"], "invalid_schedule", "--every"],
+    [
+      "a time of day that is none",
+      ["--cron", "--at", "24:00"],
+      "invalid_schedule",
+      '--at: "24:00"',
+    ],
+    ["a time without minutes", ["--systemd", "--at", "3"], "invalid_schedule", "HH:MM"],
+    ["neither --systemd nor --cron", ["/srv/a"], "invalid_schedule", "--systemd or --cron"],
+    [
+      "DIR left out before --",
+      ["--cron", "--", "--edition", "all"],
+      "invalid_schedule",
+      "looks like a flag",
+    ],
+    [
+      "a newline in a flag",
+      ["--cron", "/srv/a", "--", "--include", "a\nb"],
+      "unsafe_schedule_argument",
+      "a\\x0ab",
+    ],
+    ["a tab in DIR", ["--systemd", "/srv/a\tb"], "unsafe_schedule_argument", "DIR holds"],
+    [
+      "a bidi control in a flag",
+      ["--systemd", "/srv/a", "--", "--include", "a\u202eb"],
+      "unsafe_schedule_argument",
+      "\\u202e",
+    ],
+    [
+      "an empty flag",
+      ["--cron", "/srv/a", "--", "--include", ""],
+      "unsafe_schedule_argument",
+      "empty",
+    ],
+  ];
+  for (const [what, args, code, message] of cases) {
+    it(what, async () => {
+      const r = await schedule(scheduleHome(), ["--json", ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe("");
+      const error = errorOf(r) as { code: string; message?: string; hint: string | null };
+      expect(error.code).toBe(code);
+      expect(error.message).toContain(message);
+      expect(error.hint).not.toBeNull();
+    });
+  }
+
+  it("--systemd and --cron together", async () => {
+    const r = await schedule(scheduleHome(), ["--systemd", "--cron"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("cannot be used with");
+    expect(r.stdout).toBe("");
+  });
+
+  it("--help shows both ways, the defaults and examples", async () => {
+    const r = await schedule(scheduleHome(), ["--help"]);
+    expect(r.code).toBe(0);
+    for (const text of [
+      "--systemd",
+      "--cron",
+      "--every <duration>",
+      "--at <time>",
+      "--write",
+      "--key-file <path>",
+      "Defaults: --every 1d",
+      "$ svc-dl schedule --systemd ~/assets --write",
+      "| crontab -",
+    ]) {
+      expect(r.stdout).toContain(text);
+    }
+  });
+});
