@@ -32,6 +32,13 @@ export type {
   RunOptions,
   SvcDlClient,
   SyncOptions,
+  VerifyOptions,
 } from "./library/types.js";
-export type { GetJsonDocument } from "./model.js";
+export type {
+  GetJsonDocument,
+  VerifyDocument,
+  VerifyDocumentItem,
+  VerifyStatus,
+  VerifySummary,
+} from "./model.js";
 export type { SyncDocument, SyncItemResult, SyncSummary } from "./sync/types.js";

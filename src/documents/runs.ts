@@ -140,7 +140,7 @@ export const SyncDocumentSchema = z.strictObject({
   ...runEnd,
 });
 
-/** `verify --json` (cli-contract "verify"; src/commands/verify/verify.run.ts). */
+/** `verify --json` (cli-contract "verify"; src/verify/document.ts). */
 export const VerifyDocumentSchema = z.strictObject({
   dir: z.string().min(1),
   items: z.array(

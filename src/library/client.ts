@@ -9,7 +9,13 @@ import { type NetworkSettings, proxySettings } from "../http/dispatcher.js";
 import { tlsTrust } from "../http/tls-trust.js";
 import type { Deadline } from "../pacing/deadline.js";
 import { createServices, type Services } from "../services.js";
-import { downloadOne, installManifest, type OperationContext, syncDir } from "./operations.js";
+import {
+  downloadOne,
+  installManifest,
+  type OperationContext,
+  syncDir,
+  verifyDirectory,
+} from "./operations.js";
 import type { CallOptions, ClientOptions, PacingOptions, SvcDlClient } from "./types.js";
 import { type OperationPacing, operationPacing } from "./unattended.js";
 
@@ -94,6 +100,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
     downloadAsset: (slug, opts) => downloadOne(ctx, "asset", slug, opts),
     sync: (dir, opts) => syncDir(ctx, dir, opts),
     install: (opts) => installManifest(ctx, opts),
+    verify: (dir, opts) => verifyDirectory(ctx, dir, opts),
   };
 }
 

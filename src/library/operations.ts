@@ -3,7 +3,7 @@ import { type GetManyDocument, getManyDocument, toJsonDocument } from "../downlo
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallDocument, InstallItemResult } from "../install/types.js";
-import type { GetJsonDocument } from "../model.js";
+import type { GetJsonDocument, VerifyDocument } from "../model.js";
 import { validateSlug } from "../outdir/names.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";
@@ -20,6 +20,7 @@ import type {
   PacingOptions,
   RunOptions,
   SyncOptions,
+  VerifyOptions,
 } from "./types.js";
 import { type LibraryRun, withRun } from "./unattended.js";
 
@@ -189,6 +190,50 @@ export function installManifest(
         },
       );
     });
+  });
+}
+
+/**
+ * `verify(dir)` (cli-contract "verify", "Integrity"): the CLI's verify run (src/verify/run.ts),
+ * with its run document sinks; a repair that fails for its item alone is a `warning:` notice
+ * and that item's `error` in the document.
+ */
+export function verifyDirectory(
+  ctx: OperationContext,
+  dir: string,
+  opts: VerifyOptions = {},
+): Promise<VerifyDocument> {
+  return ctx.call(opts, async (services, deadline) => {
+    const [{ verifyRun }, { notOk }] = await Promise.all([
+      import("../verify/run.js"),
+      import("../verify/document.js"),
+    ]);
+    const abs = absolute(dir);
+    const head = { dir: abs };
+    const sinks = { ...runSinks(opts), command: "verify", dir: abs, head };
+    const { onNotice } = ctx.options;
+    const failures = (doc: VerifyDocument) => notOk(doc);
+    return withRun({ ...sinks, failures }, onNotice, (run) =>
+      verifyRun(
+        {
+          dir: abs,
+          repair: opts.repair,
+          forgetMissing: opts.forgetMissing,
+          waitLock: opts.waitLock,
+          signal: opts.signal,
+          clock: ctx.options.clock,
+          deadline,
+          services: async () => services(),
+          progress: async () => progressFor(opts.onProgress),
+        },
+        run,
+        {
+          ...(onNotice ? { notice: onNotice } : {}),
+          repairFailed: (item, error) =>
+            onNotice?.(`warning: cannot repair ${item.path}: ${error.message} (${error.code})`),
+        },
+      ),
+    );
   });
 }
 

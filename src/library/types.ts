@@ -1,6 +1,6 @@
 import type { AssetRecord, Me, Pack } from "../api/schemas.js";
 import type { InstallDocument } from "../install/types.js";
-import type { Clock, GetJsonDocument } from "../model.js";
+import type { Clock, GetJsonDocument, VerifyDocument } from "../model.js";
 import type { SyncDocument } from "../sync/types.js";
 
 /** Options of `createClient()` (src/library/client.ts). */
@@ -136,8 +136,9 @@ export interface ReportOptions {
   /**
    * A Prometheus textfile (node_exporter's textfile collector), written atomically on every
    * exit as `--metrics` writes it: labels `command` (`packs sync`, `install`, `pack get`,
-   * `asset get`) and `dir`; `svc_dl_exit_code` is the CLI's exit code for the outcome (the
-   * error's `exitCode`, 1 for a sync with failed items, else 0);
+   * `asset get`, `verify`) and `dir`; `svc_dl_exit_code` is the CLI's exit code for the
+   * outcome (the error's `exitCode`, 1 for a sync with failed items or a verify with files not
+   * ok, else 0);
    * `svc_dl_last_success_timestamp_seconds` is kept from the previous file when the call failed.
    */
   metrics?: string | undefined;
@@ -179,6 +180,22 @@ export interface InstallOptions extends CallOptions, PacingOptions, RunOptions {
   onProgress?: ProgressCallback | undefined;
 }
 
+/** Options of `verify` (cli-contract "verify", "Integrity"). */
+export interface VerifyOptions extends CallOptions, PacingOptions, RunOptions {
+  /**
+   * Download every item that is `changed`, `damaged` or `missing` again, whatever its size and
+   * modification time say (as `--repair`; needs `apiKey`), then verify it: `repaired` when it
+   * now is ok. Not with `forgetMissing`.
+   */
+  repair?: boolean | undefined;
+  /** Drop the records of missing files (as `--forget-missing`): `forgotten`. */
+  forgetMissing?: boolean | undefined;
+  /** Seconds to wait for another run's lock on `dir` (repairs only, as `--wait-lock`); default 0. */
+  waitLock?: number | undefined;
+  /** Progress of each repair download. */
+  onProgress?: ProgressCallback | undefined;
+}
+
 /** The client of `createClient()`; every method's result is the CLI's `--json` document. */
 export interface SvcDlClient {
   /** `GET /v1/me`: `{ account, entitlements, key }` (as `whoami --json`). */
@@ -198,6 +215,17 @@ export interface SvcDlClient {
    * (the run's document) for `lock_mismatch` (exitCode 9) and `install_incomplete` (exitCode 1).
    */
   install(opts?: InstallOptions): Promise<InstallDocument>;
+  /**
+   * Checks every file svc-dl recorded in `dir` (absolute, or relative to `process.cwd()`), as
+   * `verify --json`: size and SHA-256 against the record, then every ZIP entry's CRC-32 and
+   * size and every GLB's structure; offline unless `repair`. Every file ended well (`ok`,
+   * `repaired`, `forgotten`) exactly when the summary's `changed`, `damaged` and `missing` are
+   * 0; the call does not throw for them (as `verify` exits 1). Throws `dir_not_found`
+   * (exitCode 2) for a `dir` that is not a directory, `unsafe_state_dir` (exitCode 8), `usage_error`
+   * for `repair` with `forgetMissing`, and with `repair` the errors that stop every download
+   * (no key, account-level API errors, `aborted`, `deadline_reached`).
+   */
+  verify(dir: string, opts?: VerifyOptions): Promise<VerifyDocument>;
 }
 
 /** Progress of the file being transferred: `bytes` on disk so far, `total` when known. */

@@ -74,19 +74,24 @@ function deadlineOf(
 }
 
 /** What {@link withRun} needs: the operation's sinks and its identity in reports and metrics. */
-export interface LibraryRun {
+export interface LibraryRun<D extends ShapedDocument = ShapedDocument> {
   /** `report`: the file the operation's document is written to (as `--report`). */
   file: string | undefined;
   /** `metrics`: the Prometheus textfile written on every exit (as `--metrics`). */
   metrics?: string | undefined;
   /** `onItem`: called with each settled item's document, one call at a time. */
   onItem?: ((item: Record<string, unknown>) => void | Promise<void>) | undefined;
-  /** `packs sync`, `install`, `pack get`, `asset get` (the metrics' `command` label). */
+  /** `packs sync`, `install`, `pack get`, `asset get`, `verify` (the metrics' `command` label). */
   command: string;
   /** The operation's directory (absolute; the metrics' `dir` label). */
   dir: string;
   /** Members of the document known before the items (used until a shape is described). */
   head: Record<string, unknown>;
+  /**
+   * How many items of a returned document make the CLI exit 1 (the metrics' exit code); default
+   * the summary's `failed`.
+   */
+  failures?: ((doc: D) => number) | undefined;
 }
 
 /**
@@ -104,7 +109,7 @@ export interface LibraryRun {
  * items, stands, and the file is a `warning:` line to `onNotice` (the library never prints).
  */
 export async function withRun<D extends ShapedDocument>(
-  sinks: LibraryRun,
+  sinks: LibraryRun<D>,
   onNotice: ((line: string) => void) | undefined,
   body: (run: RunRecorder) => Promise<D>,
 ): Promise<D> {
@@ -141,9 +146,14 @@ export async function withRun<D extends ShapedDocument>(
 }
 
 /** The exit code the CLI would have for this outcome. */
-function exitCodeOf(error: unknown, doc: ShapedDocument | undefined): number {
+function exitCodeOf<D extends ShapedDocument>(
+  error: unknown,
+  doc: D | undefined,
+  failures: LibraryRun<D>["failures"],
+): number {
   if (error !== undefined) return toSvcError(error).exitCode;
-  const failed = (doc?.summary as { failed?: unknown } | undefined)?.failed;
+  if (doc === undefined) return 0;
+  const failed = failures ? failures(doc) : (doc.summary as { failed?: unknown }).failed;
   return typeof failed === "number" && failed > 0 ? 1 : 0;
 }
 
@@ -155,17 +165,18 @@ function exitCodeOf(error: unknown, doc: ShapedDocument | undefined): number {
  * warnings; otherwise the operation keeps its own outcome and every such file is a warning.
  * Never throws.
  */
-async function writeSinks(
-  sinks: LibraryRun,
+async function writeSinks<D extends ShapedDocument>(
+  sinks: LibraryRun<D>,
   run: RunRecorder,
   error: unknown,
-  result: ShapedDocument | undefined,
+  result: D | undefined,
   warn: (err: unknown, code: string) => void,
 ): Promise<SvcError | undefined> {
   const doc = run.document(error === undefined ? undefined : runErrorOf(toSvcError(error)));
   const cwd = process.cwd();
-  const succeeded = exitCodeOf(error, result) === 0;
-  const files = new RunFileWrites(exitCodeOf(error, result));
+  const exitCode = exitCodeOf(error, result, sinks.failures);
+  const succeeded = exitCode === 0;
+  const files = new RunFileWrites(exitCode);
   const { file, metrics } = sinks;
   if (file !== undefined) await files.write("report file", () => writeReport(cwd, file, doc));
   if (metrics !== undefined) {

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MockService, startMockService } from "../../../src/mock-server/index.js";
 import { runCli } from "../../helpers/cli.js";
 import { envFor, sha256Of, tempDir } from "../../helpers/download.js";
+import { flipInPlace, recordAsIs } from "../../helpers/files.js";
 
 let mock: MockService;
 beforeAll(async () => {
@@ -13,25 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await mock.close();
 });
-
-/** Inverts the byte at `at` of `path`, keeping its size and modification time. */
-function flipInPlace(path: string, at: number): void {
-  const { mtime } = statSync(path);
-  const bytes = readFileSync(path);
-  bytes[at] = (bytes[at] ?? 0) ^ 0xff;
-  writeFileSync(path, bytes);
-  utimesSync(path, mtime, mtime);
-}
-
-/** Makes the state file vouch for the bytes now in `path` (as a record of damaged bytes would). */
-function recordAsIs(dir: string, path: string): void {
-  const statePath = join(dir, ".svc-dl", "state.json");
-  const state = JSON.parse(readFileSync(statePath, "utf8"));
-  const rec = state.items[basename(path)];
-  rec.sha256 = createHash("sha256").update(readFileSync(path)).digest("hex");
-  rec.mtime_ms = statSync(path).mtimeMs;
-  writeFileSync(statePath, JSON.stringify(state));
-}
 
 async function getBoth(dir: string): Promise<{ pack: string; asset: string }> {
   const env = envFor(mock);

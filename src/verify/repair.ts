@@ -1,10 +1,10 @@
-import { routeSource } from "../../api/download-source.js";
-import { downloadItem } from "../../download/engine.js";
-import type { HttpClient } from "../../http/client.js";
-import type { FileProgress } from "../../io/progress.js";
-import type { OutputDir } from "../../outdir/output-dir.js";
-import type { ItemRef, StateItem } from "../../outdir/state.js";
-import { type VerifyItem, verifyRecord } from "../../outdir/verify.js";
+import { routeSource } from "../api/download-source.js";
+import { downloadItem } from "../download/engine.js";
+import type { HttpClient } from "../http/client.js";
+import type { FileProgress } from "../io/progress.js";
+import type { OutputDir } from "../outdir/output-dir.js";
+import type { ItemRef, StateItem } from "../outdir/state.js";
+import { type VerifyItem, verifyRecord } from "../outdir/verify.js";
 
 /** Options of {@link repairItems}. */
 export interface RepairOptions {
