@@ -12,12 +12,16 @@
  * `verify` calls every recorded file ok.
  *
  * `SVC_DL_PROPERTY_RUNS` sets the number of cases (default 16), `SVC_DL_PROPERTY_SEED` the seed
- * (default: drawn, and printed), `SVC_DL_PROPERTY_PATH` replays one failing case of a seed.
+ * (default: drawn, and printed), `SVC_DL_PROPERTY_PATH` replays one failing case of a seed,
+ * `SVC_DL_PROPERTY_CASE_SECONDS` the bound of one case (default 90 s of real time): a case that
+ * outlives it fails at once, naming what it still waited on. The first failing case ends the
+ * run (no shrinking), so a run takes at most the number of cases times the bound.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
 import { servedBytes } from "../reliability/helpers/harness.js";
+import { CaseTimeout, CaseTrace, withinBound } from "./bound.js";
 import { type Case, caseArb, describeCase } from "./case.js";
 import { dirProblem, installRecordsProblem, missingItem, stdoutProblem } from "./checks.js";
 import { argvFor, envFor, makePlace, type Place, type RunResult, runOnce } from "./runner.js";
@@ -28,6 +32,10 @@ const SEED = Number(process.env.SVC_DL_PROPERTY_SEED) || Math.floor(Math.random(
 const PATH = process.env.SVC_DL_PROPERTY_PATH;
 /** Prints each case with its time once it passed. */
 const VERBOSE = process.env.SVC_DL_PROPERTY_VERBOSE === "1";
+/** The bound of one case, in ms of real time (generous: a case takes seconds on a busy machine). */
+const CASE_MS = 1000 * (Number(process.env.SVC_DL_PROPERTY_CASE_SECONDS) || 90);
+/** The budget of the whole run: no case starts after it (20 s a case on average). */
+const BUDGET_MS = Math.max(180_000, RUNS * 20_000);
 
 const world = useWorld();
 
@@ -62,8 +70,20 @@ async function afterRun(
 }
 
 /** `verify DIR --json` calls every item's file ok, and records nothing else. */
-async function verifyAgrees(place: Place, items: readonly ServedItem[], runs: RunResult[]) {
-  const v = await runCli(["verify", place.outDir, "--json"]);
+async function verifyAgrees(
+  place: Place,
+  items: readonly ServedItem[],
+  runs: RunResult[],
+  trace: CaseTrace,
+) {
+  const args = ["verify", place.outDir, "--json"];
+  let stop: (() => void) | undefined;
+  trace.step(`verify: svc-dl ${args.join(" ")} (in-process)`, [], () => stop?.());
+  const v = await runCli(args, {
+    onStart: (fn) => {
+      stop = fn;
+    },
+  });
   const doc = JSON.parse(v.stdout || "{}") as { items?: { path: string; status: string }[] };
   const wanted = items.filter((i) => !i.denied).map((i) => i.filename);
   const seen = (doc.items ?? []).map((i) => i.path.split("/").at(-1));
@@ -77,7 +97,8 @@ async function verifyAgrees(place: Place, items: readonly ServedItem[], runs: Ru
 }
 
 /** One case: the run as drawn, the re-run when that was cut short, then `verify`. */
-async function checkCase(c: Case): Promise<void> {
+async function checkCase(c: Case, trace: CaseTrace): Promise<void> {
+  trace.step("setting the mock for the case");
   const items = await applyCase(world.mock, c, async (first) =>
     c.stdout ? servedBytes(world.mock, first) : undefined,
   );
@@ -87,9 +108,10 @@ async function checkCase(c: Case): Promise<void> {
   const args = argvFor(c, place);
   const okExit = c.denied ? 1 : 0;
   const runs: RunResult[] = [];
-  const first = await runOnce(c, place, args, env, c.interruption);
+  const first = await runOnce(c, place, args, env, c.interruption, { label: "run 1", trace });
   runs.push(first);
-  const outcome = faultOutcome(c);
+  const firstSize = items.served.find((i) => !i.denied)?.size ?? 0;
+  const outcome = faultOutcome(c, firstSize);
   // a refused item makes even a good run exit 1: a fault that never ends is then told by the
   // items, which the re-run and `verify` check
   const failed = outcome === "fails" || first.code !== okExit;
@@ -102,12 +124,12 @@ async function checkCase(c: Case): Promise<void> {
   await afterRun(c, place, items.served, served, runs, first.code === 0);
   if (first.interrupted || failed) {
     liftFault(world.mock, c);
-    const again = await runOnce(c, place, args, env, { kind: "none" });
+    const again = await runOnce(c, place, args, env, { kind: "none" }, { label: "re-run", trace });
     runs.push(again);
     holds(again.code === okExit ? undefined : `re-run: exit ${again.code}, not ${okExit}`, runs);
     await afterRun(c, place, items.served, served, runs, again.code === 0);
   }
-  if (!c.stdout) await verifyAgrees(place, items.served, runs);
+  if (!c.stdout) await verifyAgrees(place, items.served, runs, trace);
 }
 
 describe("feature combinations against the served bytes", () => {
@@ -121,11 +143,15 @@ describe("feature combinations against the served bytes", () => {
       const property = fc.asyncProperty(caseArb, async (c) => {
         drawn.push(c);
         const started = Date.now();
+        const trace = new CaseTrace();
         try {
-          await checkCase(c);
+          await withinBound(CASE_MS, trace, () => checkCase(c, trace));
           if (VERBOSE) console.log(`${Date.now() - started} ms: ${describeCase(c)}`);
         } catch (e) {
-          const how = e instanceof CaseFailure ? e.message : String((e as Error)?.stack ?? e);
+          const how =
+            e instanceof CaseFailure || e instanceof CaseTimeout
+              ? e.message
+              : String((e as Error)?.stack ?? e);
           throw new Error(`case ${describeCase(c)}\n${how}`);
         }
       });
@@ -133,14 +159,18 @@ describe("feature combinations against the served bytes", () => {
         numRuns: PATH ? 1 : RUNS,
         seed: SEED,
         endOnFailure: true,
+        interruptAfterTimeLimit: BUDGET_MS,
+        markInterruptAsFailure: true,
         ...(PATH ? { path: PATH } : {}),
       });
-      const failure = details.failed
-        ? `${String(details.errorInstance)}\nreplay: SVC_DL_PROPERTY_SEED=${SEED} SVC_DL_PROPERTY_PATH=${details.counterexamplePath}`
-        : undefined;
+      const failure = details.interrupted
+        ? `${drawn.length} of ${RUNS} cases ran within the run's budget of ${BUDGET_MS / 1000} s`
+        : details.failed
+          ? `${String(details.errorInstance)}\nreplay: SVC_DL_PROPERTY_SEED=${SEED} SVC_DL_PROPERTY_PATH=${details.counterexamplePath}`
+          : undefined;
       expect(failure).toBeUndefined();
       expect(drawn.length).toBe(PATH ? 1 : RUNS);
     },
-    Math.max(180_000, RUNS * 20_000),
+    BUDGET_MS + CASE_MS + 60_000, // the last case may start just before the budget ends
   );
 });

@@ -6,6 +6,7 @@ import type { Clock } from "../../src/model.js";
 import { assertNoSecrets, launchCli, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/files.js";
 import { whenInDir } from "../helpers/wait.js";
+import type { CaseTrace } from "./bound.js";
 import { type Case, type InterruptionCase, RATES, totalBytes } from "./case.js";
 import { commandSlugs, MANIFEST } from "./world.js";
 
@@ -148,6 +149,35 @@ class Capture extends Writable {
   }
 }
 
+/** What a run of a case is, for its {@link CaseTrace} step. */
+export interface RunStep {
+  /** "run 1", "re-run". */
+  label: string;
+  trace: CaseTrace;
+}
+
+/** The facts of a pending run: its interruption, its output so far, the state of its directory. */
+function runFacts(
+  c: Case,
+  place: Place,
+  interruption: InterruptionCase,
+  want: number,
+  seen: () => { interrupted: boolean; stdoutBytes: number },
+): (() => string)[] {
+  const told =
+    interruption.kind === "none"
+      ? undefined
+      : `${interruption.kind} at ${interruption.atLock ? "the lock" : `${want} bytes`}`;
+  return [
+    () => (told ? `${told}: ${seen().interrupted ? "delivered" : "not yet"}` : "no interruption"),
+    () => `stdout ${seen().stdoutBytes} bytes`,
+    () =>
+      c.stdout
+        ? "no directory (-o -)"
+        : `partial data ${partialBytes(place.outDir)} bytes, lock ${lockTaken(place.outDir) ? "held" : "free"}`,
+  ];
+}
+
 /** Runs `args` once as case `c` says (interrupted when `interruption` is given). */
 export async function runOnce(
   c: Case,
@@ -155,8 +185,9 @@ export async function runOnce(
   args: string[],
   env: Record<string, string>,
   interruption: InterruptionCase,
+  step: RunStep,
 ): Promise<RunResult> {
-  if (interruption.kind === "sigkill") return runChild(c, place, args, env, interruption);
+  if (interruption.kind === "sigkill") return runChild(c, place, args, env, interruption, step);
   let interrupted = false;
   let ended = false;
   let stop: (() => void) | undefined;
@@ -170,6 +201,11 @@ export async function runOnce(
     if (c.stdout && total >= want && interruption.kind === "sigint" && !interruption.atLock)
       interrupt();
   });
+  step.trace.step(
+    `${step.label}: svc-dl ${args.join(" ")} (in-process)`,
+    runFacts(c, place, interruption, want, () => ({ interrupted, stdoutBytes: stdout.bytes })),
+    () => stop?.(),
+  );
   const running = runCli(args, {
     env,
     cwd: place.cwd,
@@ -204,6 +240,7 @@ async function runChild(
   args: string[],
   env: Record<string, string>,
   interruption: Exclude<InterruptionCase, { kind: "none" }>,
+  step: RunStep,
 ): Promise<RunResult> {
   const cli = launchCli(args, { env, cwd: place.cwd, timeoutMs: 120_000 });
   const want = interruptBytes(c, interruption);
@@ -213,13 +250,17 @@ async function runChild(
     interrupted = true;
     cli.child.kill("SIGKILL");
   };
-  if (c.stdout && !interruption.atLock) {
-    let seen = 0;
-    cli.child.stdout.on("data", (d: Buffer) => {
-      seen += d.length;
-      if (seen >= want) kill();
-    });
-  } else {
+  let stdoutBytes = 0;
+  cli.child.stdout.on("data", (d: Buffer) => {
+    stdoutBytes += d.length;
+    if (c.stdout && !interruption.atLock && stdoutBytes >= want) kill();
+  });
+  step.trace.step(
+    `${step.label}: svc-dl ${args.join(" ")} (child process ${cli.child.pid})`,
+    runFacts(c, place, interruption, want, () => ({ interrupted, stdoutBytes })),
+    () => cli.child.kill("SIGKILL"),
+  );
+  if (!c.stdout || interruption.atLock) {
     const reached = interruption.atLock
       ? () => lockTaken(place.outDir)
       : () => partialBytes(place.outDir) >= want;

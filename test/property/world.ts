@@ -81,9 +81,7 @@ function itemRefs(c: Case): { ref: FileRef; denied: boolean }[] {
 
 /** The mock's faults for a drawn fault, sized after the first file the command fetches. */
 export function faultsFor(c: Case, firstSize: number): Faults {
-  const at = (f: number, least = 0): number => {
-    return Math.max(least, Math.floor(f * firstSize));
-  };
+  const at = (f: number, least = 0): number => cutBytes(f, firstSize, least);
   const f: FaultCase = c.fault;
   const base: Faults = {
     ...(c.chunkSizes ? { chunkSizes: c.chunkSizes } : {}),
@@ -115,14 +113,24 @@ export function faultsFor(c: Case, firstSize: number): Faults {
   }
 }
 
+/** Body bytes before a cut drawn at `fraction` of the first file's `firstSize` bytes. */
+function cutBytes(fraction: number, firstSize: number, least = 0): number {
+  return Math.max(least, Math.floor(fraction * firstSize));
+}
+
 /**
  * What the drawn fault lets the first run end with: success (`ok`), failure with exit 1 or 7
- * (`fails`: a fault that never ends), or either (`-o -` answered 416 on its resume cannot take
- * back what it wrote and fails, unless the cut came before anything was written). After a
+ * (`fails`: a fault that never ends), or either. Either: every body cut after the same number
+ * of bytes lets each resume bring that many more, so the run may finish within its retries
+ * (only a cut before the first byte never ends); `-o -` answered 416 on its resume cannot take
+ * back what it wrote and fails, unless the cut came before anything was written. After a
  * failure the re-run without the fault succeeds.
  */
-export function faultOutcome(c: Case): "ok" | "fails" | "either" {
-  if (c.fault.kind === "cut-forever" || c.fault.kind === "5xx-forever") return "fails";
+export function faultOutcome(c: Case, firstSize: number): "ok" | "fails" | "either" {
+  if (c.fault.kind === "5xx-forever") return "fails";
+  if (c.fault.kind === "cut-forever") {
+    return cutBytes(c.fault.at, firstSize) === 0 ? "fails" : "either";
+  }
   if (c.fault.kind === "416-on-resume" && c.stdout) return "either";
   return "ok";
 }
