@@ -11,7 +11,8 @@
  * See docs/performance.md.
  *
  * Usage: node test/bench/run.js [--quick] [--sizes 512M] [--proto http|https] [--runs N]
- *          [--startup-runs N] [--startup-node 24|PATH] [--only download|startup|sync|handshakes]
+ *          [--startup-runs N] [--startup-node 24|PATH]
+ *          [--only download|deflated|startup|sync|handshakes]
  *          [--dir PATH] [--out FILE]
  *   --quick         smoke run: 64 MiB, 3 pairs, 10 start-up runs, no 4 GiB (numbers are not
  *                   comparable to the targets)
@@ -26,6 +27,9 @@
  *   --only          run one part only (repeatable: --only startup --only handshakes)
  *   --dir           where the temp directory goes (default: the OS temp dir)
  *   --out           JSON results file (default: bench-results.json in the repo root)
+ *
+ * Deflated: a pack of deflated entries against `curl -o f && unzip -tq f && sha256sum f`
+ * (test/bench/deflated.js).
  *
  * Downloads: svc-dl `pack get` (API route → 302 → CDN; svc-dl hashes SHA-256 while it writes)
  * against `curl -sS -o FILE <signed CDN URL>`, then `openssl dgst -sha256 FILE` measured on
@@ -54,6 +58,7 @@ import {
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchDeflated, deflatedTargetRows } from "./deflated.js";
 import { ensureNginx, startNginx } from "./nginx.js";
 import { makeCert, startHttpsApiFront, startTlsPipe } from "./tls.js";
 
@@ -160,8 +165,8 @@ function parseArgs(argv) {
         break;
       case "--only": {
         const v = value();
-        if (!["download", "startup", "sync", "handshakes"].includes(v)) {
-          throw new Error("--only: download, startup, sync or handshakes");
+        if (!["download", "deflated", "startup", "sync", "handshakes"].includes(v)) {
+          throw new Error("--only: download, deflated, startup, sync or handshakes");
         }
         opts.only.add(v);
         break;
@@ -178,7 +183,7 @@ function parseArgs(argv) {
       case "-h":
       case "--help":
         process.stdout.write(
-          "usage: node test/bench/run.js [--quick] [--sizes 512M] [--proto http|https] [--runs 5] [--startup-runs 20] [--startup-node 24|PATH] [--only download|startup|sync|handshakes] [--dir PATH] [--out FILE] [--serve]\n",
+          "usage: node test/bench/run.js [--quick] [--sizes 512M] [--proto http|https] [--runs 5] [--startup-runs 20] [--startup-node 24|PATH] [--only download|deflated|startup|sync|handshakes] [--dir PATH] [--out FILE] [--serve]\n",
         );
         process.exit(0);
         break;
@@ -672,16 +677,20 @@ async function serviceFor(mock, proto) {
 /**
  * The service for the download part: the mock's API (behind an http or https front that turns
  * its CDN redirects to nginx) and an nginx origin serving a copy of the pack at the mock's CDN
- * path. Falls back to {@link serviceFor} (the mock's own CDN) when nginx is unavailable.
+ * path, or the file `makeFile(path)` writes there instead (the deflated row's pack). Falls back
+ * to {@link serviceFor} (the mock's own CDN) when nginx is unavailable.
  */
-async function downloadService(mock, proto, route) {
+async function downloadService(mock, proto, route, makeFile) {
   const bin = ensureNginx((line) => process.stdout.write(`  ${line}\n`));
   if (!bin) return { ...(await serviceFor(mock, proto)), origin: "the mock's CDN (no nginx)" };
   const signed = await cdnUrlOf(mock, route);
   const path = decodeURIComponent(new URL(signed).pathname);
   const root = join(state.tmp, "cdn-root");
   const file = join(root, ...path.split("/"));
-  if (!existsSync(file)) {
+  if (makeFile && !existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    makeFile(file);
+  } else if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
     const r = await measure("curl", ["-sS", "-o", file, signed], { timeoutMs: 600_000 });
     if (r.code !== 0) throw new Error(`could not copy the pack for nginx: ${errorLine(r.stderr)}`);
@@ -995,6 +1004,7 @@ function printTargetRows(results) {
       ]);
     }
   }
+  rows.push(...deflatedTargetRows(results.deflated, fmt));
   const hs = results.handshakes?.handshakes;
   if (hs) {
     rows.push([
@@ -1010,6 +1020,25 @@ function printTargetRows(results) {
 
 /** `tmp`: this run's temp directory; `cert`: the private CA (made on first https use). */
 const state = { tmp: "", cert: undefined };
+
+/** The helpers a bench part in its own file (test/bench/deflated.js) runs with. */
+function benchKit() {
+  return {
+    measure,
+    startMock,
+    apiGet,
+    cdnUrlOf,
+    downloadService,
+    childEnv,
+    errorLine,
+    median,
+    fmt,
+    verdict,
+    printTable,
+    tmp: state.tmp,
+    cli: CLI,
+  };
+}
 
 /**
  * `--serve`: starts the download part's service (mock API + nginx origin) for the first size
@@ -1046,7 +1075,9 @@ async function serve(opts) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const parts = opts.only.size ? opts.only : new Set(["startup", "sync", "download", "handshakes"]);
+  const parts = opts.only.size
+    ? opts.only
+    : new Set(["startup", "sync", "download", "deflated", "handshakes"]);
   if (!existsSync(join(ROOT, "dist", "cli.js")) || !existsSync(MOCK)) {
     throw new Error("dist/ is missing: run `npm run build` first (npm run bench does)");
   }
@@ -1086,6 +1117,7 @@ async function main() {
     await run("startup", benchStartup);
     await run("sync", benchSync);
     await run("download", benchDownload);
+    await run("deflated", (o) => benchDeflated(o, benchKit()));
     await run("handshakes", benchHandshakes);
   } finally {
     await cleanupAll();
