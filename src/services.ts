@@ -47,7 +47,7 @@ export interface HttpServiceSettings extends Omit<HttpClientOptions, "apiKey"> {
   /** The API key, or undefined: a request that needs one then throws `no_api_key` (exit 3). */
   apiKey: string | undefined;
   /** The `no_api_key` message's wording of where keys come from, and its hint. */
-  missingKey?: { given: "configured" | "given"; hint?: string };
+  missingKey?: { given: "configured" | "given"; library?: boolean };
 }
 
 /**
@@ -66,7 +66,7 @@ export function createHttp(settings: HttpServiceSettings): HttpClient {
           `no API key ${missingKey?.given ?? "configured"} for ${settings.baseUrl.origin}`,
           {
             code: "no_api_key",
-            ...(missingKey?.hint !== undefined ? { hint: missingKey.hint } : {}),
+            detail: { library: missingKey?.library === true },
           },
         );
       }

@@ -56,7 +56,7 @@ export function parseBaseUrl(raw: string, source: SettingSource | "argument"): U
       `refusing http:// base URL for non-loopback host ${url.hostname} (from ${where}): the API key would travel in clear text`,
       {
         code: "insecure_base_url",
-        hint: `Use https://${url.host}${url.pathname.replace(/\/$/, "")}`,
+        detail: { suggestion: `https://${url.host}${url.pathname.replace(/\/$/, "")}` },
       },
     );
   }
@@ -71,7 +71,7 @@ export function parseBaseUrl(raw: string, source: SettingSource | "argument"): U
     const suggestion = `${url.origin}${path.replace(/\/api(\/v1)?$/i, "")}`;
     throw new UsageError(
       `base URL ${JSON.stringify(value)} (from ${where}) should be the service address without /api or /api/v1`,
-      { code: "invalid_base_url", hint: `Use ${suggestion}` },
+      { code: "invalid_base_url", detail: { suggestion } },
     );
   }
   url.pathname = path === "" ? "/" : path;

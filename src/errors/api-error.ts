@@ -1,4 +1,4 @@
-import { serviceCode } from "./codes.js";
+import { type HintDetail, serviceCode } from "./codes.js";
 import { SvcError } from "./svc-error.js";
 
 /**
@@ -18,12 +18,15 @@ export class ApiError extends SvcError {
     httpStatus: number;
     requestId: string | null;
     hint?: string | undefined;
+    /** Facts the table's hint may name (see {@link HintDetail}). */
+    detail?: HintDetail | undefined;
   }) {
     super(init.message, {
       code: serviceCode(init.code),
       httpStatus: init.httpStatus,
       requestId: init.requestId,
       hint: init.hint,
+      ...(init.detail !== undefined ? { detail: init.detail } : {}),
     });
     this.serviceMessage = init.message;
   }

@@ -74,9 +74,14 @@ const WRITES_FILES = new Set([
   "verify",
 ]);
 
-/** Where to look up a slug for the command at hand. */
-function slugSource(c: HintContext): string {
-  const assets = c.item ? c.item === "asset" : c.command.startsWith("asset") || c.given("--asset");
+/** Where to look up a slug for the command at hand (`kind`: the thrower's, when it knows). */
+function slugSource(c: HintContext, kind?: unknown): string {
+  const assets =
+    kind === "asset" || kind === "pack"
+      ? kind === "asset"
+      : c.item
+        ? c.item === "asset"
+        : c.command.startsWith("asset") || c.given("--asset");
   if (assets) {
     return c.exists("assets list")
       ? "`svc-dl assets list` shows the assets you can download"
@@ -99,6 +104,22 @@ function otherDestination(c: HintContext): string {
 /** Where the proxy is set, naming `--proxy` only where the command has it. */
 function proxyWays(c: HintContext): string {
   return `${c.has("--proxy") ? "--proxy, " : ""}HTTPS_PROXY, HTTP_PROXY, NO_PROXY`;
+}
+
+/**
+ * The next step for a file in the way, from the thrower's facts: `archiveNotFile` (the archive
+ * to extract is not a regular file), `path` with `extracting` (a file where an extraction puts
+ * a folder or a file; nothing was changed) or `manifestDir` (in an install's `dir`); else
+ * {@link otherDestination}.
+ */
+function fileInTheWay(c: HintContext, d: HintDetail): string {
+  if (d.archiveNotFile) return "Download the pack again without --extract, then with it.";
+  const what = typeof d.path === "string" ? d.path : "that file";
+  if (d.extracting) return `Move ${what} away and run the same command again; nothing was changed.`;
+  if (d.manifestDir) {
+    return `Move ${what} away (or change \`dir\` in the manifest) and run \`svc-dl install\` again.`;
+  }
+  return otherDestination(c);
 }
 
 function capitalise(s: string): string {
@@ -195,10 +216,13 @@ export const CODES = {
     retryable: false,
     // a base URL that misses the service fails every later item the same way
     scope: "run",
-    hint: (c) =>
-      c.command === "api"
-        ? "Nothing at that path: check the route (e.g. `svc-dl api me`) and the base URL (the service's address without /api)."
-        : "Check the base URL: it is the service's address without /api (--base-url, SVC_BASE_URL or the config file).",
+    // `basePath`: the path the base URL has (`base`, set in `from`), the likely cause
+    hint: (c, d) =>
+      typeof d.basePath === "string" && d.basePath !== ""
+        ? `Check the base URL ${d.base}${d.from ? ` (from ${d.from})` : ""}: it is the service's address without /api, perhaps ${d.origin} without the path ${d.basePath}.`
+        : c.command === "api"
+          ? "Nothing at that path: check the route (e.g. `svc-dl api me`) and the base URL (the service's address without /api)."
+          : "Check the base URL: it is the service's address without /api (--base-url, SVC_BASE_URL or the config file).",
   },
   file_unavailable: {
     exitCode: ExitCode.notFound,
@@ -237,13 +261,23 @@ export const CODES = {
         ? "Run the same command again to resume from the bytes already saved."
         : "Check the network and the base URL; svc-dl retried where it could.",
   ),
-  timeout: server("The service stopped answering; run the same command again later."),
+  // `stalled`: the download host went silent in earlier items; `gaveUp`: every attempt went silent
+  timeout: server((_c, d) =>
+    d.stalled
+      ? "The download host stopped answering; run the same command again later to fetch the rest (finished files are kept)."
+      : d.gaveUp
+        ? "Check the network; run the same command again later to resume."
+        : "The service stopped answering; run the same command again later.",
+  ),
   dns_error: {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    hint: (c) =>
-      `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
+    // `proxy`: the (redacted) proxy the name was asked through
+    hint: (c, d) =>
+      typeof d.proxy === "string"
+        ? `Check the host name and the proxy ${d.proxy} (${proxyWays(c)}).`
+        : `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
   },
   tls_error: {
     exitCode: ExitCode.network,
@@ -258,7 +292,13 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    hint: "Check the URL's scheme and port: the server does not speak TLS there (http:// only for a loopback service).",
+    // `baseUrl` (and its `source`): the service's own origin; `host`: a link's host (the CDN)
+    hint: (_c, d) =>
+      typeof d.baseUrl === "string"
+        ? `Check the scheme and port of the base URL ${d.baseUrl}${d.source ? ` (from ${d.source})` : ""}: use the service's https port, or http:// for a service on this machine.`
+        : typeof d.host === "string"
+          ? `The link to ${d.host} names https on a port that does not speak TLS; ${SUPPORT}.`
+          : "Check the URL's scheme and port: the server does not speak TLS there (http:// only for a loopback service).",
   },
   proxy_error: {
     exitCode: ExitCode.network,
@@ -327,19 +367,39 @@ export const CODES = {
   invalid_limit_rate: config(
     "Give bytes per second like curl: 500K, 5M, 1G (powers of 1024) or a plain number of bytes; at least 2K.",
   ),
+  // `library`: the library's maxDuration, which also takes a Date
   invalid_max_duration: config(
-    "Give a duration like 90s, 30m, 2h, or a number of seconds above 0.",
+    (_c, d) =>
+      `Give a duration like 90s, 30m, 2h, or a number of seconds above 0${d.library ? ", or a Date" : ""}.`,
   ),
   no_base_url: config(
     "Set it with --base-url URL, the SVC_BASE_URL environment variable, or `svc-dl config set base-url URL`.",
   ),
-  invalid_base_url: config("Give a full address with its scheme, e.g. https://assets.example.com"),
-  insecure_base_url: config("Use an https:// address; http:// is only for loopback hosts."),
-  invalid_slug: usage((c) => `Use the slug exactly as the service shows it; ${slugSource(c)}.`),
+  // `suggestion`: the address the thrower made of the one given
+  invalid_base_url: config((_c, d) =>
+    d.suggestion
+      ? `Use ${d.suggestion}`
+      : "Give a full address with its scheme, e.g. https://assets.example.com",
+  ),
+  insecure_base_url: config((_c, d) =>
+    d.suggestion
+      ? `Use ${d.suggestion}`
+      : "Use an https:// address; http:// is only for loopback hosts.",
+  ),
+  invalid_slug: usage(
+    (c, d) => `Use the slug exactly as the service shows it; ${slugSource(c, d.kind)}.`,
+  ),
   invalid_api_path: usage(
     "Name a route under /api/v1, e.g. `svc-dl api me`, `svc-dl api orders`, `svc-dl api catalog/packs`.",
   ),
-  unknown_shell: usage("Supported shells: bash, zsh, fish."),
+  // `supported`: the shells completion knows
+  unknown_shell: usage((_c, d) => `Supported shells: ${d.supported ?? "bash, zsh, fish"}.`),
+  // `settable`: the settable keys, listed
+  unknown_config_key: usage((_c, d) =>
+    d.settable
+      ? `Settable keys: ${d.settable}. API keys are stored with \`svc-dl auth login\`.`
+      : "Run `svc-dl config list` to see the settable keys.",
+  ),
   invalid_schedule: usage((c, d) => {
     if (!c.has("--every")) return "See `svc-dl schedule --help`.";
     return d.cronWrite
@@ -349,7 +409,6 @@ export const CODES = {
   unsafe_schedule_argument: usage(
     "A schedule keeps spaces, quotes, % and $ in a word as they are, but cannot carry an empty word or a control character (newline, tab, escape): give that value without it.",
   ),
-  unknown_config_key: usage("Run `svc-dl config list` to see the settable keys."),
   binary_to_terminal: usage(
     (c) =>
       `The file is binary: redirect stdout to a file (\`> file\`) or pipe it${c.has("--output") ? ", or write it with -o PATH" : ""}.`,
@@ -382,7 +441,11 @@ export const CODES = {
         ? `Create svc-dl.json (see \`svc-dl install --help\`)${c.has("--manifest") ? " or name one with --manifest FILE" : ""}.`
         : "Create the manifest svc-dl.json.",
   ),
-  dir_not_found: usage("Name an existing directory."),
+  dir_not_found: usage((c) =>
+    c.command === "verify"
+      ? "Name the directory svc-dl downloaded into, e.g. `svc-dl verify ~/assets`."
+      : "Name an existing directory.",
+  ),
   invalid_manifest: config((c, d) =>
     d.field === "dir"
       ? 'Set "dir" to a folder below the manifest\'s folder, e.g. "vendor/assets" (svc-dl never writes outside the project).'
@@ -395,9 +458,11 @@ export const CODES = {
       ? "Restore svc-dl.lock from version control, or delete it and run `svc-dl install` to write a new one."
       : "Restore svc-dl.lock from version control, or delete it to write a new one.",
   ),
-  no_api_key: account(
-    ExitCode.auth,
-    `Set SVC_API_KEY (or SVC_API_KEY_FILE to a file holding it) or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
+  // `library`: a client made without apiKey
+  no_api_key: account(ExitCode.auth, (_c, d) =>
+    d.library
+      ? `Pass apiKey to createClient() (keys are created under ${KEYS_PAGE}).`
+      : `Set SVC_API_KEY (or SVC_API_KEY_FILE to a file holding it) or run \`svc-dl auth login\` (keys are created under ${KEYS_PAGE}).`,
   ),
   keyring_unavailable: account(
     ExitCode.auth,
@@ -406,7 +471,7 @@ export const CODES = {
 
   // --- the local file system ---
   // one destination only, not the directory or the disk
-  file_exists: local((c) => otherDestination(c), false, "item"),
+  file_exists: local((c, d) => fileInTheWay(c, d), false, "item"),
   special_file: local(
     (c) =>
       c.has("--output")
@@ -430,15 +495,26 @@ export const CODES = {
       : "Check the permissions of the directory and of the files in it.",
   ),
   // the part file changed under the download (`restart`): the next run starts it over
+  // `inTheWay`: a file at `path`, where svc-dl's state folder goes
   write_failed: local(
-    (_c, d) => (d.restart ? "Run the same command again; svc-dl starts the file over." : null),
+    (_c, d) =>
+      d.restart
+        ? "Run the same command again; svc-dl starts the file over."
+        : d.inTheWay
+          ? `Move ${d.path} away; svc-dl keeps its bookkeeping in that directory.`
+          : null,
     true,
   ),
   unsafe_output_path: local(
     "Move what is at that path away, or name another file: outside its own .svc-dl/ folder svc-dl writes only regular files, never through a symlink, FIFO, device or directory.",
   ),
-  unsafe_state_dir: local(
-    "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make).",
+  // `path`: the refused folder; `trash`: it is where prune moves files
+  unsafe_state_dir: local((_c, d) =>
+    typeof d.path !== "string"
+      ? "The state folder is a symlink or not owned by you; move it away (svc-dl never follows a link it did not make)."
+      : d.trash
+        ? `Move ${d.path} away (svc-dl makes its trash itself and never follows a link it did not make), then run the same command again.`
+        : `Check who made ${d.path}; if it is yours, make it a private directory (chmod 700 ${d.path}) or move it away (svc-dl then adopts the files it finds identical).`,
   ),
   config_unreadable: local((_c, d) =>
     d.permission === false

@@ -100,7 +100,7 @@ function clash(path: string): FileSystemError {
     `${path} exists, was not extracted by svc-dl, and the new archive puts something else there`,
     {
       code: "file_exists",
-      hint: "Move that file away and run the same command again; nothing was changed.",
+      detail: { path, extracting: true },
     },
   );
 }

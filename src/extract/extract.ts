@@ -84,7 +84,7 @@ export async function extractPack(opts: ExtractPackOptions): Promise<ExtractResu
   if (!archiveStat?.isFile()) {
     throw new FileSystemError(`${archive} is not a regular file; nothing was extracted`, {
       code: "file_exists",
-      hint: "Download the pack again without --extract, then with it.",
+      detail: { archiveNotFile: true },
     });
   }
   refuseNonFolder(target);
@@ -148,7 +148,7 @@ function refuseNonFolder(target: string): boolean {
   if (st.isDirectory()) return true;
   throw new FileSystemError(
     `${target} exists and is not a folder (${st.isSymbolicLink() ? "a symlink" : "a file"}); nothing was extracted`,
-    { code: "file_exists", hint: `Move ${target} away and run the same command again.` },
+    { code: "file_exists", detail: { path: target, extracting: true } },
   );
 }
 

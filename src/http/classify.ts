@@ -149,21 +149,18 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
       return new NetworkError(`certificate of ${host} not trusted${via}: ${detail}`, {
         ...common,
         code: "tls_error",
-        hint: CA_HINT,
       });
     case "not_tls":
       return new NetworkError(
         `${host} does not speak TLS${via}: the https:// address points at a port that answered in plain text (${detail})`,
-        { ...common, code: "not_tls", hint: notTlsHint(req) },
+        { ...common, code: "not_tls", detail: notTlsFacts(req) },
       );
     case "dns":
       return new NetworkError(`host name ${req.url.hostname} does not resolve${via}: ${detail}`, {
         ...common,
         code: "dns_error",
-        // through a proxy, name it; else the table's hint names where the base URL is set
-        hint: req.proxy
-          ? `Check the host name and the proxy ${req.proxy} (--proxy, HTTPS_PROXY, NO_PROXY).`
-          : undefined,
+        // through a proxy, the table's hint names it; else where the base URL is set
+        detail: { proxy: req.proxy },
       });
     case "proxy": {
       const status = proxyConnectStatus(err);
@@ -188,7 +185,6 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
       return new NetworkError(`${host} sent a response that breaks HTTP/1.1 framing: ${detail}`, {
         ...common,
         code: "bad_framing",
-        hint: "A bug of the server (or of a proxy between us), not a network fault: report it with the request id.",
       });
     default:
       return new NetworkError(
@@ -200,14 +196,13 @@ export function networkErrorFrom(err: unknown, req: FailedRequest): NetworkError
   }
 }
 
-/** The next step of a `not_tls` failure: the base URL and its source, or the link's origin. */
-function notTlsHint(req: FailedRequest): string {
+/** The facts of a `not_tls` failure's hint: the base URL and its source, or the link's host. */
+function notTlsFacts(req: FailedRequest): { baseUrl?: string; source?: string; host?: string } {
   const service = req.service;
   if (service && service.url.origin === req.url.origin) {
-    const from = service.source ? ` (from ${service.source})` : "";
-    return `Check the scheme and port of the base URL ${service.url.origin}${from}: use the service's https port, or http:// for a service on this machine.`;
+    return { baseUrl: service.url.origin, ...(service.source ? { source: service.source } : {}) };
   }
-  return `The link to ${req.url.host} names https on a port that does not speak TLS; quote the request id to support if it persists.`;
+  return { host: req.url.host };
 }
 
 /** True for network errors that are retried (connection, timeout, framing). */

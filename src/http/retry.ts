@@ -154,7 +154,7 @@ export class RetryBudget {
         {
           code: "timeout",
           requestId: error.requestId,
-          hint: error.siteHint ?? "Check the network; run the same command again later to resume.",
+          detail: { ...error.detail, gaveUp: true },
           cause: error,
         },
       );

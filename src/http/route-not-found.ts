@@ -36,11 +36,9 @@ export function notFoundUnderBase(
       message: `the service has no route ${route} under the base URL ${base}${from}: HTTP 404${answer}`,
       httpStatus: 404,
       requestId: error.requestId,
-      // a path in the base URL is the likely cause: say so; else the table's hint, which for
-      // `svc-dl api` points at the route the user typed
-      hint: basePath
-        ? `Check the base URL ${base}${from}: it is the service's address without /api, perhaps ${baseUrl.origin} without the path ${basePath}.`
-        : undefined,
+      // a path in the base URL is the likely cause: the table's hint says so; else, for
+      // `svc-dl api`, it points at the route the user typed
+      detail: { basePath, base, from: source, origin: baseUrl.origin },
     });
   }
   if (basePath === "" || error.code !== "not_found") return error;

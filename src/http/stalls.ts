@@ -64,7 +64,7 @@ export class StalledOrigins {
       {
         code: "timeout",
         requestId,
-        hint: "The download host stopped answering; run the same command again later to fetch the rest (finished files are kept).",
+        detail: { stalled: true },
         cause: Object.assign(new Error("stalled origin"), { definite: true }),
       },
     );

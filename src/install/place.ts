@@ -150,6 +150,6 @@ function recordOf(item: ItemKey, lock: LockItem): StateItem {
 function conflict(path: string, what: string): FileSystemError {
   return new FileSystemError(`${path} ${what}`, {
     code: "file_exists",
-    hint: "Move that file away (or change `dir` in the manifest) and run `svc-dl install` again.",
+    detail: { path, manifestDir: true },
   });
 }

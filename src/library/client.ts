@@ -46,10 +46,7 @@ export function createClient(options: ClientOptions): SvcDlClient {
         : {}),
       ...(options.onNotice ? { onNotice: options.onNotice } : {}),
       apiKey: apiKey || undefined,
-      missingKey: {
-        given: "given",
-        hint: "Pass apiKey to createClient() (keys are created under Account › Connections › API keys).",
-      },
+      missingKey: { given: "given", library: true },
     });
 
   /**
@@ -111,7 +108,6 @@ function apiKeyOf(options: ClientOptions): string | undefined {
   if (isLicenseKey(apiKey)) {
     throw new UsageError("apiKey is a license key (SVC_…), not an API key", {
       code: "license_key_as_api_key",
-      hint: "API keys start with svc_live_; license keys work only with `svc-dl legacy get`.",
     });
   }
   assertSendableKey(apiKey, "apiKey");

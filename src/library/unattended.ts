@@ -42,7 +42,6 @@ function limitRateOf(value: number | string | undefined): number | undefined {
   if (rate === undefined) {
     throw new UsageError(`limitRate: ${JSON.stringify(value)} is not a download rate`, {
       code: "invalid_limit_rate",
-      hint: `Give bytes per second (at least ${MIN_RATE_BYTES_PER_SECOND}) or curl's syntax, e.g. "500K", "5M".`,
     });
   }
   return rate;
@@ -67,7 +66,7 @@ function deadlineOf(
   if (seconds === undefined) {
     throw new UsageError(`maxDuration: ${JSON.stringify(String(value))} is not a duration`, {
       code: "invalid_max_duration",
-      hint: 'Give seconds above 0, "90s", "30m", "2h", or a Date.',
+      detail: { library: true },
     });
   }
   return new Deadline(seconds, clock);

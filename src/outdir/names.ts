@@ -18,7 +18,9 @@ export function validateSlug(slug: string, what = "slug"): string {
   if (problem) {
     throw new UsageError(`invalid ${what} ${JSON.stringify(slug)}: it ${problem}`, {
       code: "invalid_slug",
-      hint: `Use the slug exactly as \`svc-dl ${what.startsWith("asset") ? "assets" : "packs"} list\` shows it.`,
+      detail: {
+        kind: what.startsWith("asset") ? "asset" : what.startsWith("pack") ? "pack" : undefined,
+      },
     });
   }
   return slug;

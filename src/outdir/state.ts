@@ -72,12 +72,12 @@ export function unsafeStateDir(dir: string, problem: string): FileSystemError {
   if (problem === "is not a directory") {
     return new FileSystemError(`cannot create ${path}: a file is in the way`, {
       code: "write_failed",
-      hint: `Move ${path} away; svc-dl keeps its bookkeeping in that directory.`,
+      detail: { path, inTheWay: true },
     });
   }
   return new FileSystemError(`refusing to use ${path}: it ${problem}`, {
     code: "unsafe_state_dir",
-    hint: `Check who made ${path}; if it is yours, make it a private directory (chmod 700 ${path}) or move it away (svc-dl then adopts the files it finds identical).`,
+    detail: { path },
   });
 }
 

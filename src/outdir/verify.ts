@@ -128,7 +128,6 @@ export function checkVerifiable(dir: string): void {
   if (!isDir) {
     throw new UsageError(`${dir} does not exist or is not a directory`, {
       code: "dir_not_found",
-      hint: "Name the directory svc-dl downloaded into, e.g. `svc-dl verify ~/assets`.",
     });
   }
 }

@@ -92,7 +92,7 @@ function trashDir(out: OutputDir, today: string, count: number): string {
       `refusing to prune: ${path} ${problem}; none of the ${count} files was moved`,
       {
         code: "unsafe_state_dir",
-        hint: `Move ${path} away (svc-dl makes its trash itself and never follows a link it did not make), then run the same command again.`,
+        detail: { path, trash: true },
       },
     );
   try {

@@ -421,7 +421,7 @@ const FIXABLE: Partial<Record<ErrorCode, () => Promise<void>>> = {
   tls_error: async () => {
     const opts = tlsWorld();
     const hint = await hintOf(["whoami"], opts, "tls_error");
-    expect(hint).toContain("--ca-file PATH");
+    expect(hint).toContain("--ca-file");
     await succeeds(["--ca-file", cert.caFile, "whoami"], opts);
   },
   invalid_ca_file: async () => {

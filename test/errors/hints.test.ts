@@ -145,7 +145,8 @@ describe("hints name only commands and flags that exist", () => {
         }
       }
     }
-    expect(hints).toBeGreaterThan(20);
+    // the scan still sees the throw sites' fixed hints (fewer as they move into the table)
+    expect(hints).toBeGreaterThan(10);
     expect(found).toEqual([]);
   });
 

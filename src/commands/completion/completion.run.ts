@@ -268,7 +268,7 @@ export function completionScript(root: Command, shell: string): string {
   if (shell === "fish") return fishScript(nodes);
   throw new UsageError(`no completion for shell ${JSON.stringify(shell)}`, {
     code: "unknown_shell",
-    hint: `Supported shells: ${SHELLS.join(", ")}.`,
+    detail: { supported: SHELLS.join(", ") },
   });
 }
 

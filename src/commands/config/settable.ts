@@ -17,7 +17,7 @@ export function settableKey(key: string): SettableKey {
   if (found === undefined) {
     throw new UsageError(`unknown config key ${JSON.stringify(key)}`, {
       code: "unknown_config_key",
-      hint: `Settable keys: ${SETTABLE_KEYS.join(", ")}. API keys are stored with \`svc-dl auth login\`.`,
+      detail: { settable: SETTABLE_KEYS.join(", ") },
     });
   }
   return found;
