@@ -12,9 +12,8 @@
  * and the mock service keep their dependencies external: an application that imports svc-dl
  * shares its node_modules.
  *
- * With `--types` it also emits the library's declarations (`tsc -p tsconfig.build.json`: the
- * `.d.ts` files of src/index.ts and src/mock-server/index.ts and what they import, into
- * dist/types/, named by the `types` conditions of package.json `exports`). That takes seconds of
+ * With `--types` it also emits the library's declarations (scripts/declarations.js: one rolled-up
+ * `.d.ts` per export of package.json, at the paths its `types` conditions name). That takes seconds of
  * type checking, so only `prepare` (npm install in a clone, a git dependency) and `prepack`
  * (npm pack and npm publish) ask for it, not the test suite's global setup.
  *
@@ -26,12 +25,11 @@
  *
  * Usage: node scripts/build.js [--metafile FILE] [--sbom] [--types | --types-only]
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { constants as http2Constants } from "node:http2";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, version as esbuildVersion } from "esbuild";
+import { writeDeclarations } from "./declarations.js";
 import { PROGRAM_EXTERNALS } from "./program-externals.js";
 import { inlinedPackageDirs, writeSbom } from "./sbom.js";
 
@@ -65,18 +63,27 @@ const require = __svcCreateRequire(import.meta.url);`,
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
     sbom: "dist/sbom.cdx.json",
     // whitespace and syntax only (a smaller package; names stay, so a --verbose stack trace
-    // still reads); the library's bundle stays as written
+    // still reads)
     minifyWhitespace: true,
     minifySyntax: true,
     // what `svc-dl --version --verbose` and doctor name (src/build-info.ts)
     define: { SVC_DL_BUNDLED_UNDICI: JSON.stringify(undiciVersion()) },
     plugins: programPlugins(),
   },
-  { outbase: "src", outdir: "dist", entryPoints: ["src/index.ts"] },
+  // whitespace and syntax only, as the program's (and the mock's): names stay for stack traces
+  {
+    outbase: "src",
+    outdir: "dist",
+    entryPoints: ["src/index.ts"],
+    minifyWhitespace: true,
+    minifySyntax: true,
+  },
   {
     outbase: "src/mock-server",
     outdir: "dist/mock-server",
     entryPoints: ["src/mock-server/index.ts", "src/mock-server/cli.ts"],
+    minifyWhitespace: true,
+    minifySyntax: true,
   },
 ];
 
@@ -84,10 +91,11 @@ const args = process.argv.slice(2);
 const metaIndex = args.indexOf("--metafile");
 
 if (args.includes("--types-only")) {
-  emitDeclarations();
+  await emitDeclarations();
 } else {
   try {
     checkUndiciSubset();
+    checkPromClientSubset();
     await bundle();
   } catch (err) {
     console.error(`build: ${err.message}`);
@@ -140,7 +148,7 @@ async function bundle() {
       const outputs = Object.assign({}, ...results.map((r) => r.metafile?.outputs ?? {}));
       writeFileSync(args[metaIndex + 1] ?? "dist-meta.json", JSON.stringify({ outputs }));
     }
-    if (args.includes("--types")) emitDeclarations();
+    if (args.includes("--types")) await emitDeclarations();
   } catch (err) {
     // esbuild has printed its own errors (they carry `errors`); print the others.
     if (!Array.isArray(err?.errors)) console.error(`build: ${err?.message ?? err}`);
@@ -150,7 +158,42 @@ async function bundle() {
 
 /** The esbuild plugins of the program's bundle. */
 function programPlugins() {
-  return [undiciForTheProgram(), http2OnFirstUse()];
+  return [
+    subsetForTheProgram("undici", "scripts/undici-cli.js"),
+    subsetForTheProgram("prom-client", "scripts/prom-client-cli.js"),
+    withoutHttp2(),
+    confWithoutSchemasOrMigrations(),
+  ];
+}
+
+/**
+ * conf (the config file's writer, src/config/store.ts) imports ajv and ajv-formats for its
+ * `schema` option and semver for its `migrations` option; svc-dl passes neither (it validates
+ * the file itself, src/config/file.ts), so conf never calls them. In the program's bundle those
+ * imports get a stand-in that throws if called: about 270 kB of the package (ajv, its formats,
+ * fast-uri, semver) that no run of svc-dl loads. Only imports made by conf itself.
+ */
+function confWithoutSchemasOrMigrations() {
+  const standIn = `const unused = () => {
+  throw new Error("svc-dl's bundle leaves out conf's schema and migration support (scripts/build.js)");
+};
+export class Ajv2020 { constructor() { unused(); } }
+export default Object.assign(unused, { default: unused, eq: unused, clean: unused, satisfies: unused, lte: unused, gt: unused });
+`;
+  return {
+    name: "conf-without-schemas-or-migrations",
+    setup(b) {
+      b.onResolve({ filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ }, (args) =>
+        /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer)
+          ? { path: args.path, namespace: "conf-unused" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "conf-unused" }, () => ({
+        loader: "js",
+        contents: standIn,
+      }));
+    },
+  };
 }
 
 /** The version of the undici package that the program bundle inlines (node_modules/undici). */
@@ -185,39 +228,78 @@ function checkUndiciSubset() {
   }
 }
 
-/** Resolves `undici` to scripts/undici-cli.js: only the dispatchers the program uses. */
-function undiciForTheProgram() {
+/** Resolves the package `name` to `subset` (a file of scripts/ exporting the part the program uses). */
+function subsetForTheProgram(name, subset) {
   return {
-    name: "undici-for-the-program",
+    name: `${name}-for-the-program`,
     setup(b) {
-      b.onResolve({ filter: /^undici$/ }, () => ({ path: join(root, "scripts/undici-cli.js") }));
+      b.onResolve({ filter: new RegExp(`^${name}$`) }, () => ({ path: join(root, subset) }));
     },
   };
 }
 
 /**
- * undici's HTTP/2 client reads `node:http2`'s constants when it loads, which loads all of
- * Node's HTTP/2 (about 13 ms idle, 40 ms on a busy machine) in every run, although the program
- * only speaks HTTP/1.1 (ALPN `http/1.1`). In the program's bundle that import gets the
- * constants (protocol values: header names, error codes) copied from the building Node, and
- * everything else from `node:http2` itself, loaded on first use.
+ * Fails the build when scripts/prom-client-cli.js no longer matches: prom-client's index.js must
+ * still export each name the subset exports from the same module, and src/ may take no other
+ * name from prom-client.
  */
-function http2OnFirstUse() {
+function checkPromClientSubset() {
+  const index = readFileSync(join(root, "node_modules/prom-client/index.js"), "utf8");
+  const subset = readFileSync(join(root, "scripts/prom-client-cli.js"), "utf8");
+  const problems = [];
+  const names = [];
+  for (const [, name, path] of subset.matchAll(
+    /^import (\w+) from "prom-client\/(lib\/\w+)\.js"/gm,
+  )) {
+    names.push(name);
+    if (!index.includes(`exports.${name} = require('./${path}');`))
+      problems.push(`prom-client's index.js no longer exports ${name} from ./${path}`);
+  }
+  const metrics = readFileSync(join(root, "src/run/metrics.ts"), "utf8");
+  for (const [, list] of metrics.matchAll(/\{ ([\w, ]+) \} = \(await import\("prom-client"\)\)/g)) {
+    for (const used of list.split(",").map((n) => n.trim())) {
+      if (!names.includes(used))
+        problems.push(`src/run/metrics.ts uses ${used}, not in the subset`);
+    }
+  }
+  const sites = readdirSync(join(root, "src"), { recursive: true })
+    .filter(
+      (f) =>
+        /\.ts$/.test(f) && readFileSync(join(root, "src", f), "utf8").includes('"prom-client"'),
+    )
+    .map((f) => f.replaceAll("\\", "/"));
+  if (sites.join() !== "run/metrics.ts")
+    problems.push(
+      `prom-client is imported by ${sites.join(", ")}; only src/run/metrics.ts is checked`,
+    );
+  if (problems.length > 0) {
+    throw new Error(
+      `scripts/prom-client-cli.js does not match prom-client: ${problems.join("; ")}`,
+    );
+  }
+}
+
+/**
+ * undici's HTTP/2 client (dispatcher/client-h2.js, with all of Node's HTTP/2 behind it) only runs
+ * on a connection whose ALPN chose `h2`, which the program never offers (it speaks HTTP/1.1,
+ * ALPN `http/1.1`, and sets no `allowH2`). In the program's bundle the module is a stand-in that
+ * throws if ever called: no `node:http2` loaded at start (about 13 ms idle, 40 ms on a busy
+ * machine) and about 26 kB less package.
+ */
+function withoutHttp2() {
   return {
-    name: "http2-on-first-use",
+    name: "without-http2",
     setup(b) {
-      b.onResolve({ filter: /^node:http2$/ }, (args) =>
-        /undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer)
-          ? { path: "http2-on-first-use", namespace: "svc-dl" }
+      b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+        /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/.test(args.importer)
+          ? { path: "client-h2", namespace: "svc-dl" }
           : undefined,
       );
-      b.onLoad({ filter: /^http2-on-first-use$/, namespace: "svc-dl" }, () => ({
+      b.onLoad({ filter: /^client-h2$/, namespace: "svc-dl" }, () => ({
         loader: "js",
-        contents: `const constants = ${JSON.stringify(http2Constants)};
-let real;
-module.exports = new Proxy({ constants }, {
-  get: (t, k) => (k === "constants" ? t.constants : (real ??= require("node:http2"))[k]),
-});`,
+        contents: `module.exports = function connectH2() {
+  throw new Error("svc-dl's program speaks HTTP/1.1 only, yet a connection chose h2");
+};`,
       }));
     },
   };
@@ -260,13 +342,9 @@ function writeLicenses(metafile, file) {
   writeFileSync(join(root, file), `${head}\n${parts.join(`\n${"-".repeat(72)}\n\n`)}`);
 }
 
-/** `tsc -p tsconfig.build.json` into a fresh dist/types/ (stale declarations removed first). */
-function emitDeclarations() {
-  rmSync(join(root, "dist/types"), { recursive: true, force: true });
-  const tsc = join(root, "node_modules/typescript/bin/tsc");
-  const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
-    cwd: root,
-    stdio: "inherit",
-  });
-  if (r.status !== 0) process.exitCode = 1;
+/** The rolled-up declarations (scripts/declarations.js); prints its problems and fails on any. */
+async function emitDeclarations() {
+  const problems = await writeDeclarations(root);
+  for (const p of problems) console.error(`build: ${p}`);
+  if (problems.length > 0) process.exitCode = 1;
 }

@@ -36,10 +36,10 @@ function packagesImportedBy(entries: string[]): Set<string> {
     if (seen.has(file)) continue;
     seen.add(file);
     const text = readFileSync(file, "utf8");
-    // import/export statements, import() and require() calls: not the same words inside a
-    // string (an inlined package's generated code)
+    // import/export statements (minified: after `;` or `}`), import() and require() calls: not
+    // the same words inside a string (an inlined package's generated code)
     const refs =
-      /(?:^|;)\s*(?:import|export)\b[^;"'`]*?from\s*"([^"]+)"|(?<!["'`.\w])(?:import|require)\("([^"]+)"\)/gm;
+      /(?:^|[;}])\s*(?:import|export)\b[^;"'`]*?from\s*"([^"]+)"|(?<!["'`.\w])(?:import|require)\("([^"]+)"\)/gm;
     for (const m of text.matchAll(refs)) {
       const spec = m[1] ?? m[2] ?? "";
       if (spec.startsWith(".")) todo.push(resolve(dirname(file), spec));

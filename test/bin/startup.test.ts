@@ -52,6 +52,28 @@ describe("svc-dl start-up", () => {
     }
   });
 
+  it("the bundled program writes its config file (conf, without the schema and migration parts the bundle leaves out)", async () => {
+    const env = { SVC_DL_CONFIG_DIR: mkdtempSync(join(dir, "config-")) };
+    const set = await spawnCli(["config", "set", "limit-rate", "2M"], { env });
+    expect(set.code, set.stderr).toBe(0);
+    const get = await spawnCli(["config", "get", "limit-rate", "--json"], { env });
+    expect(JSON.parse(get.stdout)).toEqual({ key: "limit-rate", value: "2M" });
+    const unset = await spawnCli(["config", "unset", "limit-rate"], { env });
+    expect(unset.code, unset.stderr).toBe(0);
+  });
+
+  it("the bundled program writes --metrics (its prom-client subset)", async () => {
+    const cwd = mkdtempSync(join(dir, "metrics-"));
+    const r = await spawnCli(["pack", "get", "low-poly-forest", "--metrics", "run.prom"], {
+      env: { SVC_BASE_URL: mock.baseUrl, SVC_API_KEY: mock.apiKey },
+      cwd,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(join(cwd, "run.prom"), "utf8");
+    expect(text).toMatch(/^# TYPE svc_dl_exit_code gauge$/m);
+    expect(text).toMatch(/^svc_dl_exit_code\{[^}]*command="pack get"[^}]*\} 0$/m);
+  });
+
   it("--version and -V print package.json's version and exit 0", async () => {
     for (const flag of ["--version", "-V"]) {
       const r = await spawnCli([flag]);

@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -28,6 +29,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const execFileAsync = promisify(execFile);
 const shared = useMockService({ packSize: 64 * 1024, assetSize: 16 * 1024 });
 const TAG = "v0.0.0-test";
+/** The packed package's budget (`npm pack`; docs/performance.md "Package size"). */
+const PACKED_BYTES_MOST = 500_000;
 
 /** Runs a command synchronously; throws with its output when it fails. */
 function run(cmd: string, args: string[], cwd: string) {
@@ -221,8 +224,11 @@ describe("the package, installed by each route the README gives", () => {
   it("a release tarball holds dist/ with its declarations and docs/, and no install script", () => {
     const list = run("tar", ["-tzf", tarball], root).stdout.split("\n");
     expect(list).toContain("package/dist/index.js");
-    expect(list).toContain("package/dist/types/index.d.ts");
-    expect(list).toContain("package/dist/types/mock-server/index.d.ts");
+    // one rolled-up declaration file per export of package.json
+    expect(list.filter((f) => f.endsWith(".d.ts")).sort()).toEqual([
+      "package/dist/types/index.d.ts",
+      "package/dist/types/mock-server/index.d.ts",
+    ]);
     expect(list).toContain("package/docs/install.md");
     expect(list).toContain("package/dist/sbom.cdx.json");
     const manifest = JSON.parse(
@@ -231,6 +237,10 @@ describe("the package, installed by each route the README gives", () => {
     for (const script of ["preinstall", "install", "postinstall", "prepare"]) {
       expect(manifest.scripts[script], script).toBeUndefined();
     }
+  });
+
+  it(`a release tarball is at most ${PACKED_BYTES_MOST} bytes (0.5 MB)`, () => {
+    expect(statSync(tarball).size).toBeLessThanOrEqual(PACKED_BYTES_MOST);
   });
 
   it("installed from its tarball, gives a working `svc-dl install` and an importable library", async () => {
