@@ -62,10 +62,10 @@ const require = __svcCreateRequire(import.meta.url);`,
     legalComments: "eof",
     licenses: "dist/THIRD-PARTY-LICENSES.txt",
     sbom: "dist/sbom.cdx.json",
-    // whitespace and syntax only (a smaller package; names stay, so a --verbose stack trace
-    // still reads)
-    minifyWhitespace: true,
-    minifySyntax: true,
+    // minified (the package's budget: docs/performance.md "Package size"), with `keepNames`: a
+    // --verbose stack trace still names functions and methods (a method's class by a short name)
+    minify: true,
+    keepNames: true,
     // what `svc-dl --version --verbose` and doctor name (src/build-info.ts)
     define: { SVC_DL_BUNDLED_UNDICI: JSON.stringify(undiciVersion()) },
     plugins: programPlugins(),
