@@ -55,6 +55,22 @@ export function systemdQuote(word: string): string {
 }
 
 /**
+ * The executable of an `ExecStart=` line (the first word): quoted as {@link systemdQuote}, but
+ * `$` kept as it is, since systemd runs that path without substituting variables in it. Throws
+ * UsageError `unsafe_schedule_argument` (exit 2) for a path with a quote or a backslash, which
+ * systemd refuses in an executable's name.
+ */
+export function systemdExecutable(path: string): string {
+  if (/["'\\]/.test(path)) {
+    throw new UsageError(
+      `the path ${path} holds a quote or a backslash, which systemd refuses in the name of the program it runs`,
+      { code: "unsafe_schedule_argument" },
+    );
+  }
+  return `"${systemdSpecifierSafe(path)}"`;
+}
+
+/**
  * `text` in a unit setting that expands specifiers but has no quoting of its own
  * (`Description=`, the path of `LoadCredential=`): `%` written `%%`.
  */

@@ -1,6 +1,6 @@
 import { SYSTEMD_CREDENTIAL_NAME } from "../config/key-file.js";
 import { type SchedulePlan, syncArgv } from "./plan.js";
-import { systemdQuote, systemdSpecifierSafe } from "./quote.js";
+import { systemdExecutable, systemdQuote, systemdSpecifierSafe } from "./quote.js";
 import { describeTiming, onCalendar, randomizedDelaySeconds } from "./timing.js";
 
 /**
@@ -35,7 +35,8 @@ export function markLine(version: string): string {
  * (exit 2) for a word no unit can carry (quote.ts).
  */
 export function systemdUnits(plan: SchedulePlan): [ScheduleFile, ScheduleFile] {
-  const exec = [plan.node, ...syncArgv(plan)].map(systemdQuote).join(" ");
+  const args = syncArgv(plan).map(systemdQuote);
+  const exec = [systemdExecutable(plan.node), ...args].join(" ");
   const what = systemdSpecifierSafe(plan.dir);
   const when = describeTiming(plan.timing);
   const service = [
