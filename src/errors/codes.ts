@@ -273,11 +273,16 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    // `proxy`: the (redacted) proxy the name was asked through
+    // `proxy`: the (redacted) proxy the name was asked through; `proxySource`: where the proxy
+    // whose own name does not resolve is set; `source`: where the base URL is set
     hint: (c, d) =>
-      typeof d.proxy === "string"
-        ? `Check the host name and the proxy ${d.proxy} (${proxyWays(c)}).`
-        : `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
+      typeof d.proxySource === "string"
+        ? `Check the proxy's host name in ${d.proxySource} (${proxyWays(c)}${c.exists("config set") ? " or `svc-dl config set proxy URL`" : ""}).`
+        : typeof d.proxy === "string"
+          ? `Check the host name and the proxy ${d.proxy} (${proxyWays(c)}).`
+          : typeof d.source === "string"
+            ? `Check the host name of the base URL (from ${d.source}); if this network reaches the internet only through a proxy, set it with ${proxyWays(c)}${c.exists("config set") ? " or `svc-dl config set proxy URL`" : ""}.`
+            : `Check the host name in the base URL (${c.has("--base-url") ? "--base-url, " : ""}SVC_BASE_URL or \`svc-dl config get base-url\`), and the proxy if one is set (${proxyWays(c)}).`,
   },
   tls_error: {
     exitCode: ExitCode.network,

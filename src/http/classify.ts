@@ -126,10 +126,6 @@ export interface FailedRequest {
   service?: { url: URL; source: string | undefined };
 }
 
-/** Hint for certificate failures: the two ways to trust a private CA (cli-contract "Networks"). */
-export const CA_HINT =
-  "If the host uses a private certificate authority, trust it with --ca-file PATH (or SVC_CA_FILE, or `svc-dl config set ca-file PATH`).";
-
 /**
  * Builds the NetworkError (exit 7) of an undici failure: `tls_error`, `dns_error` and
  * `proxy_error` (the proxy refused the tunnel: 407 login wanted, 403, or 502/503 when it cannot

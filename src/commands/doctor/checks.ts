@@ -1,6 +1,7 @@
 import { getMe } from "../../api/get-me.js";
 import { keySourceName } from "../../config/api-key.js";
 import { describeSource } from "../../config/base-url.js";
+import { NO_COMMAND, renderHint } from "../../errors/codes.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
 import { budgetCheck } from "./budget-check.js";
@@ -46,7 +47,7 @@ export async function sessionChecks(
     const { url, source } = await session.baseUrl();
     target = { url, source: describeSource(source) };
   } catch (err) {
-    return [failure("base-url", err)];
+    return [failure("base-url", err, session.hints)];
   }
   const network = await networkChecks(session, target, budget);
   const checks: DoctorCheck[] = [
@@ -90,14 +91,18 @@ async function keyChecks(
             name: "key-accepted",
             status: "warn",
             finding: `accepted; scopes ${scopes} (missing ${missing.join(", ")})`,
-            hint: "Create a key with catalog:read and downloads:read, then run `svc-dl auth login`.",
+            hint: renderHint("insufficient_scope", session.hints ?? NO_COMMAND),
           },
     );
     const now = (session.ctx.clock ?? { now: () => Date.now() }).now();
     checks.push(clockCheck(headers.date, now), budgetCheck(headers, now));
   } catch (err) {
     checks.push(
-      failure(checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key", err),
+      failure(
+        checks.some((c) => c.name === "api-key") ? "key-accepted" : "api-key",
+        err,
+        session.hints,
+      ),
     );
   }
   return checks;

@@ -1,3 +1,7 @@
+import { type HintContext, NO_COMMAND } from "../../errors/codes.js";
+import { hintFor } from "../../errors/format.js";
+import { SvcError } from "../../errors/svc-error.js";
+
 /** One check of `svc-dl doctor` (cli-contract "Operating unattended"). */
 export interface DoctorCheck {
   name: string;
@@ -7,14 +11,19 @@ export interface DoctorCheck {
   hint: string | null;
 }
 
-/** The finding and hint of a failed step, from an SvcError-like error; never a key (errors are redacted). */
-export function failure(name: string, err: unknown): DoctorCheck {
+/**
+ * The finding and hint of a failed step, from an SvcError-like error; never a key (errors are
+ * redacted). The hint is the error table's (src/errors/codes.ts), rendered for `hints` (doctor's
+ * command context) from the error's facts, as every other command prints it.
+ */
+export function failure(name: string, err: unknown, hints: HintContext = NO_COMMAND): DoctorCheck {
   const e = err as { code?: string; message?: string; hint?: string; requestId?: string | null };
+  const hint = err instanceof SvcError ? hintFor(err, hints) : e.hint;
   const id = e.requestId ? ` (request id ${e.requestId})` : "";
   return {
     name,
     status: "fail",
     finding: `${e.message ?? String(err)}${e.code ? ` [${e.code}]` : ""}${id}`,
-    hint: e.hint ?? "Run again with --verbose for details.",
+    hint: hint ?? "Run again with --verbose for details.",
   };
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { bundledUndiciVersion } from "../../build-info.js";
+import { NO_COMMAND } from "../../errors/codes.js";
 import { terminalText } from "../../io/terminal-text.js";
 import type { Session } from "../../session.js";
 import { nodeCheck, sessionChecks } from "./checks.js";
@@ -29,7 +30,10 @@ export async function runDoctor(
     await local.cacheCheck(env, cwd),
   ];
   if (dir !== undefined) {
-    checks.push(await local.lockCheck(dir), spaceCheck(dir, await needOf(session, dir, checks)));
+    checks.push(
+      await local.lockCheck(dir, session.hints ?? NO_COMMAND),
+      spaceCheck(dir, await needOf(session, dir, checks)),
+    );
   }
   if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
   if (session.globals.json) {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BY_HASH, CACHE_LAYOUT, cacheRefusals } from "../../cache/layout.js";
 import { cacheDirFrom } from "../../cache/location.js";
 import { checkConfigSafety } from "../../config/store.js";
+import { type HintContext, renderHint } from "../../errors/codes.js";
 import { findForeign } from "../../io/owned-dir.js";
 import { checkPrivateDir } from "../../io/safe-fs.js";
 import { lockHolder } from "../../outdir/lock.js";
@@ -69,7 +70,7 @@ async function cacheSize(root: string): Promise<{ entries: number; bytes: number
 }
 
 /** With DIR: who holds its lock (cli-contract "Downloads"); a live holder warns. */
-export async function lockCheck(dir: string): Promise<DoctorCheck> {
+export async function lockCheck(dir: string, hints: HintContext): Promise<DoctorCheck> {
   try {
     const held = lockHolder(dir);
     if (!held) return { name: "lock", status: "ok", finding: `${dir} is not locked`, hint: null };
@@ -78,7 +79,7 @@ export async function lockCheck(dir: string): Promise<DoctorCheck> {
           name: "lock",
           status: "warn",
           finding: `held by another svc-dl run (${held.owner})`,
-          hint: "Let that run finish; a sync started now exits 8 (locked) unless given --wait-lock SECONDS.",
+          hint: renderHint("locked", hints),
         }
       : {
           name: "lock",
@@ -87,6 +88,6 @@ export async function lockCheck(dir: string): Promise<DoctorCheck> {
           hint: null,
         };
   } catch (err) {
-    return failure("lock", err);
+    return failure("lock", err, hints);
   }
 }

@@ -1,3 +1,4 @@
+import { NO_COMMAND } from "../../errors/codes.js";
 import type { NetworkSettings } from "../../http/dispatcher.js";
 import type { Session } from "../../session.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
@@ -22,6 +23,7 @@ export async function networkChecks(
   budget: ProbeBudget,
 ): Promise<{ checks: DoctorCheck[]; ok: boolean }> {
   const checks: DoctorCheck[] = [];
+  const hints = session.hints ?? NO_COMMAND;
   const done = (check: DoctorCheck) => {
     checks.push(check);
     return check.status !== "fail";
@@ -34,13 +36,13 @@ export async function networkChecks(
     proxyUrl = found.proxyUrl;
     checks.push(found.check);
   } catch (err) {
-    checks.push(failure("proxy", err));
+    checks.push(failure("proxy", err, session.hints));
     return { checks, ok: false };
   }
   const hop = proxyUrl === undefined ? undefined : new URL(proxyUrl);
   const via = hop && { url: hop, source: proxySource(session, settings, target.url) ?? "" };
   const ok =
-    done(await dnsCheck(target, via, budget)) &&
+    done(await dnsCheck(target, via, budget, hints)) &&
     done(await tcpCheck(via ?? target, via !== undefined, budget)) &&
     done(
       await tlsCheck({
@@ -50,6 +52,7 @@ export async function networkChecks(
         caSource: caSource(session, settings),
         nowMs: (session.ctx.clock ?? { now: () => Date.now() }).now(),
         budget,
+        hints,
       }),
     );
   return { checks, ok };

@@ -1,28 +1,22 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { type HintContext, renderHint } from "../../errors/codes.js";
 import { IDLE_TIMEOUT_MS } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
 import type { DoctorCheck } from "./doctor-check.js";
 import { endpointOf, type ProbeBudget, type ProbeTarget } from "./probe.js";
 
-/** The next step when a host name does not resolve; `via` is the proxy in use, if any. */
-function dnsHint(target: ProbeTarget, via: ProbeTarget | undefined): string {
-  if (via) {
-    return `Check the proxy's host name in ${via.source || "the proxy setting"} (--proxy, HTTPS_PROXY, HTTP_PROXY or \`svc-dl config set proxy URL\`).`;
-  }
-  return `Check the host name of the base URL (from ${target.source}); if this network reaches the internet only through a proxy, set it with --proxy, HTTPS_PROXY or \`svc-dl config set proxy URL\`.`;
-}
-
 /**
  * DNS: resolves the first hop's host name as connections do (`getaddrinfo`, so `/etc/hosts`
  * counts): the origin's, or with a proxy the proxy's (the proxy resolves the origin's name
- * itself). An IP address needs no lookup. Fails with `dns_error` and a hint naming the setting
- * to check.
+ * itself). An IP address needs no lookup. Fails with `dns_error` and the error table's hint
+ * (rendered for `hints`, doctor's command context) naming the setting to check.
  */
 export async function dnsCheck(
   target: ProbeTarget,
   via: ProbeTarget | undefined,
   budget: ProbeBudget,
+  hints: HintContext,
 ): Promise<DoctorCheck> {
   const hop = via ?? target;
   const { host } = endpointOf(hop.url);
@@ -53,7 +47,11 @@ export async function dnsCheck(
       name: "dns",
       status: "fail",
       finding: `${host} does not resolve${through}: ${String(code ?? err)} [dns_error]`,
-      hint: dnsHint(target, via),
+      hint: renderHint(
+        "dns_error",
+        hints,
+        via ? { proxySource: via.source || "the proxy setting" } : { source: target.source },
+      ),
     };
   }
 }

@@ -5,7 +5,8 @@ import {
   type SecureContext,
   type TLSSocket,
 } from "node:tls";
-import { CA_HINT, classifyNetworkError } from "../../http/classify.js";
+import { type HintContext, renderHint } from "../../errors/codes.js";
+import { classifyNetworkError } from "../../http/classify.js";
 import type { NetworkSettings } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
 import { tlsTrust } from "../../http/tls-trust.js";
@@ -27,6 +28,8 @@ export interface TlsProbe {
   nowMs: number;
   /** Doctor's probe budget: the tunnel and the handshake get what is left of it. */
   budget: ProbeBudget;
+  /** Doctor's command context, for the error table's hints. */
+  hints: HintContext;
 }
 
 /** A certificate that expires within this many days warns: the nightly job will break soon. */
@@ -51,7 +54,7 @@ export async function tlsCheck(p: TlsProbe): Promise<DoctorCheck> {
   try {
     secureContext = tlsTrust(p.settings).secureContext();
   } catch (err) {
-    return failure("tls", err);
+    return failure("tls", err, p.hints);
   }
   let socket: TLSSocket;
   try {
@@ -144,7 +147,10 @@ function verdict(socket: TLSSocket, p: TlsProbe): DoctorCheck {
         "Check this machine's date and time; if they are right, the service's certificate is out of date: tell the service's support.",
       );
     }
-    return fail(`${what}: not trusted by ${caLabel(p)} (${code}) [tls_error]`, CA_HINT);
+    return fail(
+      `${what}: not trusted by ${caLabel(p)} (${code}) [tls_error]`,
+      renderHint("tls_error", p.hints) ?? "",
+    );
   }
   const { host } = endpointOf(url);
   const misnamed = checkServerIdentity(host, cert);
@@ -189,7 +195,7 @@ function handshakeFailure(err: unknown, p: TlsProbe): DoctorCheck {
       name: "tls",
       status: "fail",
       finding: `${url.host} does not speak TLS: the port answered in plain text (${code}) [not_tls]`,
-      hint: `Check the scheme and port of the base URL ${url.origin} (from ${source}): use the service's https port, or http:// for a service on this machine.`,
+      hint: renderHint("not_tls", p.hints, { baseUrl: url.origin, source }),
     };
   }
   return {
@@ -198,7 +204,7 @@ function handshakeFailure(err: unknown, p: TlsProbe): DoctorCheck {
     finding: `TLS handshake with ${url.host} failed: ${code && !message.includes(code) ? `${code} ` : ""}${message} [tls_error]`,
     hint:
       kind === "tls"
-        ? CA_HINT
+        ? renderHint("tls_error", p.hints)
         : "Something on the way ended the handshake (a firewall, or a proxy that inspects TLS). If it re-signs traffic with its own certificate authority, trust that CA with --ca-file PATH.",
   };
 }

@@ -1,6 +1,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NO_COMMAND, renderHint } from "../../../src/errors/codes.js";
 import { runCli } from "../../helpers/cli.js";
 import { useMockService } from "../../helpers/mock.js";
 import { NO_PROXY_ENV, startForwardProxy } from "../../helpers/proxy.js";
@@ -86,6 +87,15 @@ describe("doctor: network to the API origin", () => {
     expect(r.check("dns")).toMatchObject({ status: "fail" });
     expect(r.check("dns")?.finding).toMatch(/no-such-host\.invalid does not resolve.*dns_error/);
     expect(r.check("dns")?.hint).toMatch(/SVC_BASE_URL.*--proxy/);
+    expect(r.check("dns")?.hint).toBe(
+      renderHint(
+        "dns_error",
+        { ...NO_COMMAND, exists: () => true, has: () => true },
+        {
+          source: "SVC_BASE_URL",
+        },
+      ),
+    );
     expect(r.names).not.toContain("tcp");
     expect(r.names).not.toContain("tls");
     expect(r.names).not.toContain("key-accepted");
@@ -113,6 +123,13 @@ describe("doctor: network to the API origin", () => {
       /^TLSv1\.[23], certificate CN=svc-dl test issued by CN=svc-dl test: not trusted by Node's bundled CA list.*\(DEPTH_ZERO_SELF_SIGNED_CERT\) \[tls_error\]$/,
     );
     expect(tls?.hint).toMatch(/--ca-file/);
+    // the same row of the error table as a command that fails on that certificate
+    const whoami = await runCli(["--json", "whoami"], { env: { ...NO_PROXY_ENV, ...env } });
+    const { error } = JSON.parse(whoami.stderr.trim().split("\n").at(-1) ?? "{}") as {
+      error: { code: string; hint: string };
+    };
+    expect(error.code).toBe("tls_error");
+    expect(tls?.hint).toBe(error.hint);
 
     const ok = await doctor(["--ca-file", cert?.caFile ?? ""], env);
     // the test certificate lives two days: valid, but close to its expiry
