@@ -145,3 +145,29 @@ export const DoctorDocumentSchema = z.strictObject({
     }),
   ),
 });
+
+/**
+ * `schedule --json` (cli-contract "Credentials, schedules and offline runs"): for `--systemd` the
+ * unit files (absolute path, text, and what `--write` did: null when only printed) and the
+ * commands to run next; for `--cron` the crontab line and its log file.
+ */
+export const ScheduleDocumentSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("systemd"),
+    name: z.string().min(1),
+    files: z.array(
+      z.strictObject({
+        path: z.string().min(1),
+        text: z.string().min(1),
+        action: z.enum(["created", "rewritten", "unchanged"]).nullable(),
+      }),
+    ),
+    next: z.array(z.string().min(1)),
+  }),
+  z.strictObject({
+    kind: z.literal("cron"),
+    name: z.string().min(1),
+    line: z.string().min(1),
+    log: z.string().min(1),
+  }),
+]);

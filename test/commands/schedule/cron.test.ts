@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "n
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { programPaths } from "../../../src/context.js";
+import { ScheduleDocumentSchema } from "../../../src/documents.js";
 import { scheduleName } from "../../../src/schedule/places.js";
 import { runCli } from "../../helpers/cli.js";
 import { errorOf, HOSTILE_FLAGS, schedule, scheduleHome } from "./helpers.js";
@@ -109,8 +110,8 @@ describe("svc-dl schedule --cron", () => {
       "00:10",
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { kind: string; name: string; line: string; log: string };
-    expect(doc.kind).toBe("cron");
+    const doc = ScheduleDocumentSchema.parse(JSON.parse(r.stdout));
+    if (doc.kind !== "cron") throw new Error(`a ${doc.kind} document`);
     expect(doc.line.startsWith("10,40 * * * * ")).toBe(true);
     expect(doc.log).toBe(join(home.stateDir, `${doc.name}.log`));
   });

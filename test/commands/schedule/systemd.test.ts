@@ -2,6 +2,7 @@ import { chmodSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync }
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { programPaths } from "../../../src/context.js";
+import { ScheduleDocumentSchema } from "../../../src/documents.js";
 import { scheduleName } from "../../../src/schedule/places.js";
 import { errorOf, HOSTILE_FLAGS, schedule, scheduleHome, verifyUnits } from "./helpers.js";
 
@@ -108,13 +109,8 @@ describe("svc-dl schedule --systemd", () => {
     const home = scheduleHome();
     const r = await schedule(home, ["--json", "--systemd", DIR, "--write"]);
     expect(r.code, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as {
-      kind: string;
-      name: string;
-      files: { path: string; text: string; action: string | null }[];
-      next: string[];
-    };
-    expect(doc.kind).toBe("systemd");
+    const doc = ScheduleDocumentSchema.parse(JSON.parse(r.stdout));
+    if (doc.kind !== "systemd") throw new Error(`a ${doc.kind} document`);
     expect(doc.files.map((f) => [f.path, f.action])).toEqual([
       [join(home.unitDir, `${doc.name}.service`), "created"],
       [join(home.unitDir, `${doc.name}.timer`), "created"],
