@@ -1,5 +1,6 @@
 import { ResponseError } from "../errors/response-error.js";
 import type { HttpClient } from "../http/client.js";
+import { counted } from "../io/plural.js";
 import * as z from "../io/schema.js";
 import { PaginationSchema } from "./schemas.js";
 
@@ -166,6 +167,6 @@ async function followPages<T>(
 function inconsistency(seen: number, totals: readonly number[]): string | undefined {
   if (totals.length > 1) return `its total changed between pages (${totals.join(", then ")})`;
   const total = totals[0] ?? seen;
-  if (seen !== total) return `it ended after ${seen} items, but its total says ${total}`;
+  if (seen !== total) return `it ended after ${counted(seen, "item")}, but its total says ${total}`;
   return undefined;
 }

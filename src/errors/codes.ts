@@ -122,6 +122,17 @@ function fileInTheWay(c: HintContext, d: HintDetail): string {
   return otherDestination(c);
 }
 
+/**
+ * The next step after a refused download link (`insecure_url`, `unsupported_scheme`): a
+ * redirect has a request id to quote; a link from the service's record was refused before any
+ * request, so there is none, and the item and the link (in the message) are what to report.
+ */
+function reportLink(what: string, d: HintDetail): string {
+  return d.link === "redirect"
+    ? `The service redirected the download to ${what}; nothing was sent there. Report this to the service with the request id.`
+    : `The service's record of this item gives ${what} to download from; svc-dl refused it before any request. Report this to the service, naming the item and the address above.`;
+}
+
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
@@ -340,13 +351,13 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    hint: "The download would travel unencrypted; report this to the service with the request id.",
+    hint: (_c, d) => reportLink("a clear-text http:// address", d),
   },
   unsupported_scheme: {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    hint: "The service handed out a link that is not https; report this to the service with the request id.",
+    hint: (_c, d) => reportLink("a link that is not https", d),
   },
   corrupt_download: server(`Run the same command again; if it keeps failing, ${SUPPORT}.`),
   unsafe_archive: {

@@ -1,4 +1,5 @@
 import type { Entry, ZipFile } from "yauzl";
+import { counted } from "../io/plural.js";
 import { checkEntryName, collisionKey, entryType, shownName } from "./entry-names.js";
 import { type ArchiveProblemKind, unsafeArchive } from "./errors.js";
 
@@ -57,7 +58,7 @@ export async function inspectArchive(archive: string, archiveBytes: number): Pro
       throw refuse(
         archive,
         "too large",
-        `it has ${zip.entryCount} entries (at most ${MAX_ENTRIES})`,
+        `it has ${counted(zip.entryCount, "entry", "entries")} (at most ${MAX_ENTRIES})`,
       );
     }
     const entries: CheckedEntry[] = [];

@@ -15,7 +15,13 @@ export function checkRequestUrl(
   baseUrl: URL,
   from?: { url: URL; httpStatus: number; requestId: string | null },
 ): void {
-  const where = { httpStatus: from?.httpStatus ?? null, requestId: from?.requestId ?? null };
+  // `link` tells the hint where the URL came from: a redirect (its request id is printed) or a
+  // record the service listed (no request was made for it)
+  const where = {
+    httpStatus: from?.httpStatus ?? null,
+    requestId: from?.requestId ?? null,
+    detail: { link: from ? "redirect" : "record" },
+  };
   if (url.protocol === "https:") return;
   if (url.protocol !== "http:") {
     throw new NetworkError(

@@ -1,3 +1,4 @@
+import { counted } from "../io/plural.js";
 import type { InstallExtracted, ItemKey } from "./types.js";
 
 /** What to extract: the verified ZIP `file` in `dir` (absolute), holding the locked bytes. */
@@ -29,7 +30,7 @@ export async function extractInstalledPack(req: ExtractRequest): Promise<Install
     ...(req.signal ? { signal: req.signal } : {}),
   });
   if (done.status === "extracted") {
-    req.notice(`extracted ${done.files} file${done.files === 1 ? "" : "s"} into ${done.path}`);
+    req.notice(`extracted ${counted(done.files, "file")} into ${done.path}`);
   }
   return { path: done.path, status: done.status, files: done.files };
 }

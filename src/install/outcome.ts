@@ -1,5 +1,6 @@
 import type { CodedFailure, ErrorCode } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { counted } from "../io/plural.js";
 import { failedItemsHint } from "../run/failure.js";
 import { lockPathFor } from "./lockfile.js";
 import type {
@@ -94,7 +95,7 @@ export function installFailedError(doc: InstallDocument): InstallError {
     return `${describeItem(i)}: ${e?.code ?? "failed"}${rid}`;
   });
   return new InstallError(
-    `${failed.length} of ${doc.items.length} item${doc.items.length === 1 ? "" : "s"} failed: ${parts.join("; ")}; svc-dl.lock was not written`,
+    `${failed.length} of ${counted(doc.items.length, "item")} failed: ${parts.join("; ")}; svc-dl.lock was not written`,
     {
       code: "install_incomplete",
       hint: failedItemsHint(
@@ -119,7 +120,7 @@ function offlineInstallError(
   failed: readonly InstallItemResult[],
 ): InstallError {
   return new InstallError(
-    `${failed.length} of ${doc.items.length} item${doc.items.length === 1 ? "" : "s"} would need the network, which --offline forbids: ${failed.map(describeItem).join("; ")}; svc-dl.lock was not written`,
+    `${failed.length} of ${counted(doc.items.length, "item")} would need the network, which --offline forbids: ${failed.map(describeItem).join("; ")}; svc-dl.lock was not written`,
     { code: "offline", document: doc },
   );
 }

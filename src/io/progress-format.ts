@@ -53,8 +53,12 @@ export function finishedLine(info: {
     // every byte was already saved (e.g. kept from a run refused by file_exists): no rate
     return `${prefix}${info.name}  ${formatBytes(info.bytes)}  completed from the bytes already saved`;
   }
-  const rate = info.seconds > 0 ? info.transferred / info.seconds : Number.NaN;
+  // the rate of the bytes this run moved over its time; none when no time could be measured
+  const rate =
+    info.seconds > 0 && info.transferred > 0
+      ? ` (${formatRate(info.transferred / info.seconds)})`
+      : "";
   const resumed =
     info.outcome === "resumed" ? `, resumed from ${formatBytes(info.resumedFrom)}` : "";
-  return `${prefix}${info.name}  ${formatBytes(info.bytes)} in ${formatDuration(info.seconds)} (${formatRate(rate)})${resumed}`;
+  return `${prefix}${info.name}  ${formatBytes(info.bytes)} in ${formatDuration(info.seconds)}${rate}${resumed}`;
 }

@@ -1,5 +1,6 @@
 import { NO_COMMAND, renderHint, scopeOf } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
+import { counted } from "../io/plural.js";
 import type { PackEdition } from "../model.js";
 
 /**
@@ -39,5 +40,5 @@ export function failedItemsHint(
   if (hints.size === 1 && typeof only === "string") return only;
   const generic = renderHint(outcome, NO_COMMAND) ?? "";
   const n = failed.length;
-  return `${n} item${n === 1 ? "" : "s"} failed; ${generic.charAt(0).toLowerCase()}${generic.slice(1)}`;
+  return `${counted(n, "item")} failed; ${generic.charAt(0).toLowerCase()}${generic.slice(1)}`;
 }

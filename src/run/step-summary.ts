@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { appendOutputFile } from "../io/output-file.js";
+import { counted } from "../io/plural.js";
 import { terminalText } from "../io/terminal-text.js";
 import { type RunDocument, statusCounts } from "./recorder.js";
 
@@ -48,7 +49,7 @@ export function stepSummaryMarkdown(facts: StepSummaryFacts): string {
     "|---|---:|",
     ...statusCounts(doc.items).map(([status, n]) => `| ${markdownCell(status)} | ${n} |`),
     "",
-    `${doc.items.length} items, ${bytes} bytes, ${seconds.toFixed(1)} s`,
+    `${counted(doc.items.length, "item")}, ${counted(bytes, "byte")}, ${seconds.toFixed(1)} s`,
   ];
   if (doc.error) {
     lines.push(

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { HintContext } from "../errors/codes.js";
 import type { SvcError } from "../errors/svc-error.js";
+import { counted } from "../io/plural.js";
 import { itemError } from "../run/error.js";
 import { classifyFailure } from "../run/failure.js";
 import type { SyncItemResult } from "./types.js";
@@ -34,7 +35,7 @@ export async function extractSynced(
       ...(signal ? { signal } : {}),
     });
     if (done.status === "extracted") {
-      notice(`extracted ${done.files} file${done.files === 1 ? "" : "s"} into ${done.path}`);
+      notice(`extracted ${counted(done.files, "file")} into ${done.path}`);
     }
     const extracted: SyncItemResult & { extracted: object } = {
       ...result,

@@ -5,6 +5,7 @@ import { fsError } from "../errors/fs-error.js";
 import { SvcError } from "../errors/svc-error.js";
 import { containedPath } from "../io/containment.js";
 import { ensureOwnedDirs } from "../io/owned-dir.js";
+import { counted } from "../io/plural.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import { checkRecordedFile } from "../outdir/local-file.js";
 import type { OutputDir } from "../outdir/output-dir.js";
@@ -59,7 +60,7 @@ export async function pruneStep(
   }
   if (movable.length > opts.maxDelete) {
     throw new SvcError(
-      `--prune would move ${movable.length} files, more than --max-delete ${opts.maxDelete}; nothing was moved`,
+      `--prune would move ${counted(movable.length, "file")}, more than --max-delete ${opts.maxDelete}; nothing was moved`,
       { code: "prune_limit" },
     );
   }
@@ -89,7 +90,7 @@ export async function pruneStep(
 function trashDir(out: OutputDir, today: string, count: number): string {
   const refuse = (path: string, problem: string): Error =>
     new FileSystemError(
-      `refusing to prune: ${path} ${problem}; none of the ${count} files was moved`,
+      `refusing to prune: ${path} ${problem}; nothing was moved (${counted(count, "file")} would have been)`,
       {
         code: "unsafe_state_dir",
         detail: { path, trash: true },

@@ -1,4 +1,5 @@
 import { SvcError } from "../errors/svc-error.js";
+import { counted } from "../io/plural.js";
 import { formatBytes } from "../io/progress-format.js";
 import { renderTable } from "../io/table.js";
 import { failedItemsHint } from "../run/failure.js";
@@ -39,13 +40,13 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
     const parts = [`${fetch.length} would be downloaded`];
     if (maybe > 0) {
       parts.push(
-        `${maybe} authoring edition${maybe === 1 ? "" : "s"} would be asked for, if the pack${maybe === 1 ? " has" : "s have"} one`,
+        `${counted(maybe, "authoring edition")} would be asked for, if the pack${maybe === 1 ? " has" : "s have"} one`,
       );
     }
     parts.push(`${counts.upToDate} up to date`);
     if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
     if (counts.failed > 0) parts.push(`${counts.failed} failed`);
-    return `dry run of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}; nothing was written`;
+    return `dry run of ${doc.dir}: ${counted(files, "pack file")}, ${parts.join(", ")}; nothing was written`;
   }
   const parts = [`${doc.summary.downloaded} downloaded`, `${doc.summary.up_to_date} up to date`];
   if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
@@ -57,7 +58,7 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
     .filter((i) => i.status === "downloaded" || i.status === "resumed" || i.status === "repaired")
     .reduce((n, i) => n + (i.bytes ?? 0), 0);
   const size = moved > 0 ? ` (${formatBytes(moved)})` : "";
-  return `sync of ${doc.dir}: ${files} pack file${files === 1 ? "" : "s"}, ${parts.join(", ")}${size}`;
+  return `sync of ${doc.dir}: ${counted(files, "pack file")}, ${parts.join(", ")}${size}`;
 }
 
 /** One line per failed item: slug, edition, code, message, HTTP status, request id. */
@@ -100,7 +101,7 @@ export function incompleteError(doc: SyncDocument): SvcError {
   if (failed.length > MAX_NAMED) named.push(`and ${failed.length - MAX_NAMED} more`);
   const list = named.join("; ");
   return new SvcError(
-    `${failed.length} of ${doc.items.length} pack file${doc.items.length === 1 ? "" : "s"} failed: ${list}`,
+    `${failed.length} of ${counted(doc.items.length, "pack file")} failed: ${list}`,
     {
       code: "sync_incomplete",
       failures: failed.map((i) => ({

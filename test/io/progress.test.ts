@@ -13,17 +13,14 @@ function sink(): { out: Writable; text: () => string } {
   return { out, text: () => text };
 }
 
+/** Plain lines, as on a stderr that is not a terminal. */
+const PLAIN = { isTTY: false, progress: true, quiet: false };
+
 describe("plain progress (no TTY)", () => {
   it("prints one line per finished file and at most one line per 30 s, with no escape sequences", async () => {
     let now = 0;
     const s = sink();
-    const p = await createProgress({
-      stderr: s.out,
-      isTTY: false,
-      progress: true,
-      quiet: false,
-      now: () => now,
-    });
+    const p = await createProgress({ ...PLAIN, stderr: s.out, now: () => now });
     p.start({ name: "big.zip", total: 100 * 1024 * 1024, offset: 0 });
     // 100 s of transfer, 1 MiB chunks, 1 chunk every 100 ms
     for (let i = 0; i < 1000; i++) {
@@ -65,6 +62,18 @@ describe("plain progress (no TTY)", () => {
     expect(plain.text().trimEnd().split("\n")).toEqual([
       expect.stringMatching(/^b\.glb {2}1000 B in .*, resumed from 400 B$/),
     ]);
+  });
+});
+
+describe("the finished line of a resumed file", () => {
+  it("leaves the rate out when no time could be measured, never `(? B/s)`", async () => {
+    const s = sink();
+    // a clock that stands still: the bytes took no measurable time
+    const p = await createProgress({ ...PLAIN, stderr: s.out, now: () => 5000 });
+    p.start({ name: "c.glb", total: 16384, offset: 3000 });
+    p.advance(13384);
+    p.done({ name: "c.glb", bytes: 16384, resumedFrom: 3000, outcome: "resumed" });
+    expect(s.text()).toBe("c.glb  16.0 KiB in 0.0s, resumed from 2.9 KiB\n");
   });
 });
 

@@ -19,7 +19,8 @@ export async function runAuthStatus(session: Session): Promise<void> {
       origin: url.origin,
       source: resolved.source,
       account: me.account,
-      key: me.key,
+      // the preview as every output shows it, ending in `…` (never read as a whole key)
+      key: { ...me.key, preview: keyPreview({ preview: me.key.preview }) },
     });
     return;
   }

@@ -1,5 +1,6 @@
 import { ContentCache } from "../../cache/cache.js";
 import { cacheDirFrom } from "../../cache/location.js";
+import { counted } from "../../io/plural.js";
 import type { Session } from "../../session.js";
 
 /**
@@ -13,6 +14,5 @@ export async function runCacheClean(session: Session): Promise<void> {
   const dir = await cacheDirFrom(session.ctx.env, session.ctx.cwd);
   const removed = ContentCache.existing(dir)?.clean() ?? 0;
   if (session.globals.json) session.printJson({ dir, removed });
-  else
-    session.reporter.info(`removed ${removed} cached file${removed === 1 ? "" : "s"} from ${dir}`);
+  else session.reporter.info(`removed ${counted(removed, "cached file")} from ${dir}`);
 }

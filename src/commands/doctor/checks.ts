@@ -2,6 +2,7 @@ import { getMe } from "../../api/get-me.js";
 import { keySourceName } from "../../config/api-key.js";
 import { describeSource } from "../../config/base-url.js";
 import { NO_COMMAND, renderHint } from "../../errors/codes.js";
+import { counted } from "../../io/plural.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
 import { budgetCheck } from "./budget-check.js";
@@ -115,7 +116,7 @@ async function stateCheck(dir: string): Promise<DoctorCheck> {
     return {
       name: "state",
       status: "ok",
-      finding: `${n} recorded file${n === 1 ? "" : "s"} in ${dir}`,
+      finding: `${counted(n, "recorded file")} in ${dir}`,
       hint: null,
     };
   } catch (err) {

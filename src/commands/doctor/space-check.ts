@@ -1,6 +1,7 @@
 import { existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { packCatalog } from "../../api/pack-catalog.js";
+import { counted } from "../../io/plural.js";
 import { formatBytes } from "../../io/progress-format.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { Session } from "../../session.js";
@@ -96,7 +97,7 @@ export function spaceCheck(dir: string, need: SyncNeed | Error | undefined): Doc
             : `${need.unknown} new, about ${bytes(estimate)} at the ${formatBytes(need.averageBytes)} average of the packs recorded`,
         ]),
   ];
-  const finding = `${freeText}; a sync would fetch ${need.count} pack${need.count === 1 ? "" : "s"}: ${parts.join("; ")}`;
+  const finding = `${freeText}; a sync would fetch ${counted(need.count, "pack")}: ${parts.join("; ")}`;
   if (free >= need.knownBytes + estimate) return ok(finding);
   return {
     name: "free-space",

@@ -10,6 +10,7 @@ import { classifyNetworkError } from "../../http/classify.js";
 import type { NetworkSettings } from "../../http/dispatcher.js";
 import { probeConnect } from "../../http/probe-connect.js";
 import { tlsTrust } from "../../http/tls-trust.js";
+import { counted } from "../../io/plural.js";
 import { type DoctorCheck, failure } from "./doctor-check.js";
 import { endpointOf, type ProbeBudget, type ProbeTarget } from "./probe.js";
 import { openTunnel, TunnelRefused } from "./tunnel.js";
@@ -161,14 +162,14 @@ function verdict(socket: TLSSocket, p: TlsProbe): DoctorCheck {
     );
   }
   const days = Math.floor((expires - p.nowMs) / DAY_MS);
-  const finding = `${what}, expires ${date} (${days} days); CA: ${caLabel(p)}${p.proxy ? "; through the proxy's tunnel" : ""}`;
+  const finding = `${what}, expires ${date} (${counted(days, "day")}); CA: ${caLabel(p)}${p.proxy ? "; through the proxy's tunnel" : ""}`;
   return days >= EXPIRY_WARN_DAYS
     ? { name: "tls", status: "ok", finding, hint: null }
     : {
         name: "tls",
         status: "warn",
         finding,
-        hint: `The service's certificate expires in ${days} days; downloads fail with tls_error after ${date} unless it is renewed: tell the service's support.`,
+        hint: `The service's certificate expires in ${counted(days, "day")}; downloads fail with tls_error after ${date} unless it is renewed: tell the service's support.`,
       };
 }
 

@@ -6,6 +6,7 @@ import type { Manifest } from "../../install/manifest.js";
 import { InstallError, installDocument } from "../../install/outcome.js";
 import { runInstall } from "../../install/run.js";
 import type { InstallDocument, InstallItemResult } from "../../install/types.js";
+import { counted } from "../../io/plural.js";
 import type { WarningCode } from "../../io/reporter.js";
 import type { RunRecorder, RunShape } from "../../run/recorder.js";
 import type { Session } from "../../session.js";
@@ -87,9 +88,7 @@ async function install(
           run.describe(installShape(m, session.deadline !== undefined, installDocument));
           run.begin();
           const n = m.items.length;
-          reporter.info(
-            `${n} item${n === 1 ? "" : "s"} declared in ${m.path}; installing into ${m.dir}`,
-          );
+          reporter.info(`${counted(n, "item")} declared in ${m.path}; installing into ${m.dir}`);
         },
         itemFinished: (r) => {
           run.settled(r);
@@ -145,7 +144,7 @@ function summaryLine(doc: InstallDocument): string {
   if (s.failed > 0) parts.push(`${s.failed} failed`);
   if (s.lock_mismatch > 0) parts.push(`${s.lock_mismatch} differing from svc-dl.lock`);
   if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
-  return `installed ${n} item${n === 1 ? "" : "s"}: ${parts.join(", ")}`;
+  return `installed ${counted(n, "item")}: ${parts.join(", ")}`;
 }
 
 /** One stderr line per settled item: `pack forest-pack (standard): downloaded (network)`. */

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { counted } from "../../io/plural.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import type { Session } from "../../session.js";
 import * as report from "../../sync/report.js";
@@ -105,7 +106,7 @@ async function syncInto(
         run.begin();
         const packs = owned ?? kept;
         reporter.info(
-          `${packs} pack${packs === 1 ? "" : "s"} owned, ${plan.length} pack file${plan.length === 1 ? "" : "s"} (edition ${opts.edition}) to keep in ${dir}`,
+          `${counted(packs, "pack")} owned, ${counted(plan.length, "pack file")} (edition ${opts.edition}) to keep in ${dir}`,
         );
       },
       itemStarted: (item, position, count) => {
@@ -125,7 +126,7 @@ async function syncInto(
         if (selection.left.length > 0) {
           const kept = selection.kept.length;
           reporter.info(
-            `selected ${kept} pack${kept === 1 ? "" : "s"}; left out ${selection.left.length}: ${selection.left.join(", ")}`,
+            `selected ${counted(kept, "pack")}; left out ${selection.left.length}: ${selection.left.join(", ")}`,
           );
         }
       },

@@ -5,6 +5,7 @@ import { type DownloadResult, type DownloadSource, downloadItem } from "../../do
 import { DeadlineError } from "../../errors/interrupted-error.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
+import { counted } from "../../io/plural.js";
 import type { ItemError } from "../../model.js";
 import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
@@ -51,7 +52,7 @@ function summaryLine(doc: GetManyDocument, total: number): string {
   if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
   const unsettled = total - doc.items.length;
   if (unsettled > 0) parts.push(`${unsettled} not started`);
-  return `${total} items: ${parts.join(", ")}`;
+  return `${counted(total, "item")}: ${parts.join(", ")}`;
 }
 
 /**
@@ -200,14 +201,17 @@ function finish(
   if (globals.json) session.printJson(full);
   if (failed.length > 0) {
     const names = failed.map((f) => `${f.slug} (${f.error.code})`).join(", ");
-    throw new SvcError(`${failed.length} of ${req.items.length} items failed: ${names}`, {
-      code: "get_incomplete",
-      hint: failedItemsHint(
-        "get_incomplete",
-        failed.map((f) => f.error),
-      ),
-      failures: failed.map((f) => ({ code: f.error.code, httpStatus: f.error.http_status })),
-    });
+    throw new SvcError(
+      `${failed.length} of ${counted(req.items.length, "item")} failed: ${names}`,
+      {
+        code: "get_incomplete",
+        hint: failedItemsHint(
+          "get_incomplete",
+          failed.map((f) => f.error),
+        ),
+        failures: failed.map((f) => ({ code: f.error.code, httpStatus: f.error.http_status })),
+      },
+    );
   }
   return full;
 }

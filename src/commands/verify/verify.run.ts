@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { counted } from "../../io/plural.js";
 import type { WarningCode } from "../../io/reporter.js";
 import type { VerifySummary } from "../../model.js";
 import type { VerifyItem } from "../../outdir/verify.js";
@@ -111,7 +112,7 @@ function summary(
   if (s.forgotten) parts.push(`${s.forgotten} forgotten`);
   if (s.deferred) parts.push(`${s.deferred} deferred to the next run`);
   const n = doc.items.length;
-  const head = `${n} recorded file${n === 1 ? "" : "s"}: ${parts.join(", ")}`;
+  const head = `${counted(n, "recorded file")}: ${parts.join(", ")}`;
   if (!suggestRepair) return head;
   const forget =
     s.missing > 0
