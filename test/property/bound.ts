@@ -38,6 +38,15 @@ export class CaseTrace {
 /** A case that outlived its bound. */
 export class CaseTimeout extends Error {}
 
+/** Calls `fire` after `ms`; returns what cancels it. */
+export type Watchdog = (ms: number, fire: () => void) => () => void;
+
+/** The real-time {@link Watchdog}. */
+const realWatchdog: Watchdog = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
+};
+
 /**
  * Runs `work` under a bound of `ms` real milliseconds (a watchdog, never a wait the case needs):
  * resolves or rejects as `work` does when it ends in time; else cancels the pending step and
@@ -48,11 +57,12 @@ export async function withinBound<T>(
   ms: number,
   trace: CaseTrace,
   work: () => Promise<T>,
+  watchdog: Watchdog = realWatchdog,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+  let disarm = (): void => undefined;
   const running = work();
   const outlived = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
+    disarm = watchdog(ms, () => {
       const pending = trace.pending();
       trace.cancel();
       const resources = countResources(process.getActiveResourcesInfo());
@@ -61,12 +71,12 @@ export async function withinBound<T>(
           `the case did not end within ${ms / 1000} s; still pending: ${pending}; active resources: ${resources}`,
         ),
       );
-    }, ms);
+    });
   });
   try {
     return await Promise.race([running, outlived]);
   } finally {
-    clearTimeout(timer);
+    disarm();
     running.catch(() => undefined); // a cancelled step may still fail later: already told
   }
 }
