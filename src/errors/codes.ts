@@ -423,7 +423,7 @@ export const CODES = {
       : "Give one of --systemd and --cron, --every as one of the intervals named, --at as HH:MM (24-hour clock); `svc-dl schedule --help` has examples.";
   }),
   unsafe_schedule_argument: usage(
-    "A schedule keeps spaces, quotes, % and $ in a word as they are, but cannot carry an empty word or a control character (newline, tab, escape): give that value without it.",
+    "A schedule carries spaces, quotes, % and $ as they are, but not what the message names (an empty word, a control character; in a unit, a quote in node's path, a space or backslash at the end of the key file's path): give that value without it, or use a plainer path.",
   ),
   binary_to_terminal: usage(
     (c) =>

@@ -1,4 +1,5 @@
 import { SYSTEMD_CREDENTIAL_NAME } from "../config/key-file.js";
+import { UsageError } from "../errors/usage-error.js";
 import { type SchedulePlan, syncArgv } from "./plan.js";
 import { systemdExecutable, systemdQuote, systemdSpecifierSafe } from "./quote.js";
 import { describeTiming, onCalendar, randomizedDelaySeconds } from "./timing.js";
@@ -35,6 +36,7 @@ export function markLine(version: string): string {
  * (exit 2) for a word no unit can carry (quote.ts).
  */
 export function systemdUnits(plan: SchedulePlan): [ScheduleFile, ScheduleFile] {
+  checkSettingValue(plan.keyFile, "the key file's path");
   const args = syncArgv(plan).map(systemdQuote);
   const exec = [systemdExecutable(plan.node), ...args].join(" ");
   const what = systemdSpecifierSafe(plan.dir);
@@ -42,7 +44,7 @@ export function systemdUnits(plan: SchedulePlan): [ScheduleFile, ScheduleFile] {
   const service = [
     markLine(plan.version),
     "[Unit]",
-    `Description=svc-dl: sync the packs you own into ${what}`,
+    `Description=svc-dl: packs sync of ${what} (${when})`,
     "",
     "[Service]",
     "Type=oneshot",
@@ -54,7 +56,7 @@ export function systemdUnits(plan: SchedulePlan): [ScheduleFile, ScheduleFile] {
   const timer = [
     markLine(plan.version),
     "[Unit]",
-    `Description=svc-dl: sync ${what} ${when}`,
+    `Description=svc-dl: packs sync of ${what} (${when})`,
     "",
     "[Timer]",
     `OnCalendar=${onCalendar(plan.timing)}`,
@@ -70,4 +72,17 @@ export function systemdUnits(plan: SchedulePlan): [ScheduleFile, ScheduleFile] {
     { name: `${plan.name}.service`, text: service },
     { name: `${plan.name}.timer`, text: timer },
   ];
+}
+
+/**
+ * Throws UsageError `unsafe_schedule_argument` (exit 2) for a value of an unquoted setting
+ * (`LoadCredential=`'s path) that systemd would read otherwise: surrounding whitespace is
+ * dropped, and a backslash at the end of a line joins the next line to it.
+ */
+function checkSettingValue(value: string, what: string): void {
+  if (value.trim() === value && !value.endsWith("\\")) return;
+  throw new UsageError(
+    `${what} ${JSON.stringify(value)} begins or ends with a space or ends with a backslash, which a unit file cannot hold as it is`,
+    { code: "unsafe_schedule_argument" },
+  );
 }

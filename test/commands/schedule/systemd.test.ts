@@ -50,6 +50,21 @@ describe("svc-dl schedule --systemd", () => {
     expect(service).toContain('"back\\\\slash\\\\"');
   });
 
+  it("a DIR with quotes, %, $ and a final backslash: verified, and no line continued", async () => {
+    const home = scheduleHome();
+    const dir = `/srv/it's 100% "mine" $x \\`;
+    const r = await schedule(home, ["--systemd", dir, "--write"]);
+    expect(r.code, r.stderr).toBe(0);
+    const paths = [".service", ".timer"].map((ext) =>
+      join(home.unitDir, `${scheduleName(dir)}${ext}`),
+    );
+    expect(verifyUnits(paths)).toEqual({ status: 0, output: "" });
+    for (const path of paths) {
+      const lines = readFileSync(path, "utf8").split("\n");
+      expect(lines.filter((line) => line.endsWith("\\"))).toEqual([]);
+    }
+  });
+
   it("the verifier is a real check: a unit it cannot use fails it (control)", async () => {
     const home = scheduleHome();
     await schedule(home, ["--systemd", DIR, "--write"]);

@@ -41,6 +41,18 @@ describe("svc-dl schedule refuses bad input with exit 2 and says what to give", 
       "\\u202e",
     ],
     [
+      "a key file path ending in a backslash (systemd)",
+      ["--systemd", "/srv/a", "--key-file", "/srv/key\\"],
+      "unsafe_schedule_argument",
+      "ends with a backslash",
+    ],
+    [
+      "a key file path ending in a space (systemd)",
+      ["--systemd", "/srv/a", "--key-file", "/srv/key "],
+      "unsafe_schedule_argument",
+      "ends with a space",
+    ],
+    [
       "an empty flag",
       ["--cron", "/srv/a", "--", "--include", ""],
       "unsafe_schedule_argument",
