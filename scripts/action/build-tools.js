@@ -11,9 +11,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** Top-level dev dependencies the build never loads: the checker, tests and type declarations. */
+/** Top-level dev dependencies the build never loads: the checker, tests, type declarations and their roll-up (`npm run build:types`; the action runs `scripts/build.js` alone). */
 export const NOT_FOR_THE_BUILD = [
   /^@biomejs\//,
+  /^@microsoft\/api-extractor$/,
   /^@types\//,
   /^@xterm\//,
   /^typescript$/,
