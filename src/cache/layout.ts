@@ -74,14 +74,6 @@ export type CacheDoing = "use" | "check" | "clean" | "list" | "prune";
 /** Whether refusing `doing` means nothing was deleted (the commands that delete). */
 const DELETES = (doing: CacheDoing) => doing === "clean" || doing === "prune";
 
-/** The way round a refused cache: only `install` reads the cache, and only it has --no-cache. */
-const NO_CACHE = (doing: CacheDoing) =>
-  doing === "use"
-    ? ", or run with --no-cache"
-    : doing === "check"
-      ? ", or run install with --no-cache"
-      : "";
-
 /**
  * The cache's refusals as errors: `unsafe_cache_dir` (a symlink, not a directory, not yours)
  * and `foreign_cache_dir` (an entry svc-dl did not write; `doing` says what was refused, see
@@ -92,16 +84,14 @@ export function cacheRefusals(root: string, doing: CacheDoing): OwnedRefusals {
     unsafe: (path, problem) =>
       new FileSystemError(`refusing the cache ${path}: it ${problem}`, {
         code: "unsafe_cache_dir",
-        hint: `Point SVC_DL_CACHE_DIR at a directory only you can write${NO_CACHE(doing)}.`,
+        detail: { doing },
       }),
     foreign: (entry, why, unmarked) =>
       new FileSystemError(
         `refusing to ${doing === "check" ? "use" : doing} the cache ${root}: ${entry} is not svc-dl's (${why})${DELETES(doing) ? "; nothing was deleted" : ""}`,
         {
           code: "foreign_cache_dir",
-          hint: unmarked
-            ? `SVC_DL_CACHE_DIR names a folder svc-dl did not create: point it at a new or empty directory${NO_CACHE(doing)}.`
-            : `Move ${entry} out of ${root} (svc-dl deletes only what it wrote there), or point SVC_DL_CACHE_DIR at a new directory${NO_CACHE(doing)}.`,
+          detail: { doing, unmarked, entry, root },
         },
       ),
   };

@@ -1,3 +1,4 @@
+import { archiveHint } from "./archive-hints.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 
 /**
@@ -114,6 +115,13 @@ function proxyWays(c: HintContext): string {
  */
 function fileInTheWay(c: HintContext, d: HintDetail): string {
   if (d.archiveNotFile) return "Download the pack again without --extract, then with it.";
+  // another item's file: `userChosen` (the -o name), else `getCommand` fetches it elsewhere
+  if (d.userChosen) {
+    return "Choose another name with -o, or use --force to give the name to this item.";
+  }
+  if (typeof d.getCommand === "string") {
+    return `Both the server's name and the fallback name are taken by other items; fetch this one under a name of your choice: \`${d.getCommand}\`.`;
+  }
   const what = typeof d.path === "string" ? d.path : "that file";
   if (d.extracting) return `Move ${what} away and run the same command again; nothing was changed.`;
   if (d.manifestDir) {
@@ -131,6 +139,12 @@ function reportLink(what: string, d: HintDetail): string {
   return d.link === "redirect"
     ? `The service redirected the download to ${what}; nothing was sent there. Report this to the service with the request id.`
     : `The service's record of this item gives ${what} to download from; svc-dl refused it before any request. Report this to the service, naming the item and the address above.`;
+}
+
+/** The way round a refused cache: only `install` reads the cache, and only it has --no-cache. */
+function noCache(c: HintContext, d: HintDetail): string {
+  if (c.has("--no-cache")) return ", or run with --no-cache";
+  return d.doing === "check" && c.exists("install") ? ", or run install with --no-cache" : "";
 }
 
 function capitalise(s: string): string {
@@ -364,8 +378,9 @@ export const CODES = {
     exitCode: ExitCode.network,
     retryable: false,
     scope: "item",
-    // the extractor names the cause (src/extract/errors.ts): encrypted, too deep, a link, …
-    hint: "Nothing was extracted; the ZIP is kept as downloaded.",
+    // `problem`: the kind of refusal the extractor found (src/errors/archive-hints.ts)
+    hint: (_c, d) =>
+      archiveHint(d.problem) ?? "Nothing was extracted; the ZIP is kept as downloaded.",
   },
   legacy_denied: {
     // the legacy endpoint's denials have no documented shape: the status says what it was
@@ -553,13 +568,18 @@ export const CODES = {
   unsafe_config: local(
     "The API key is never stored where another user could read or replace it: use a private directory of your own (chmod 700), or set SVC_DL_CONFIG_DIR to one (`svc-dl config path` names the one in use).",
   ),
+  // `doing`: what was refused (`check`: doctor's look); `unmarked`: the folder has no mark of
+  // svc-dl's; `entry` in `root`: the entry svc-dl did not write
   unsafe_cache_dir: local(
-    (c) =>
-      `The cache directory is a symlink, not a directory, or not yours; point SVC_DL_CACHE_DIR at a directory only you can write${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
+    (c, d) =>
+      `The cache directory is a symlink, not a directory, or not yours; point SVC_DL_CACHE_DIR at a directory only you can write${noCache(c, d)}.`,
   ),
-  foreign_cache_dir: local(
-    (c) =>
-      `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${c.has("--no-cache") ? ", or run with --no-cache" : ""}.`,
+  foreign_cache_dir: local((c, d) =>
+    d.unmarked
+      ? `SVC_DL_CACHE_DIR names a folder svc-dl did not create: point it at a new or empty directory${noCache(c, d)}.`
+      : typeof d.entry === "string"
+        ? `Move ${d.entry} out of ${d.root} (svc-dl deletes only what it wrote there), or point SVC_DL_CACHE_DIR at a new directory${noCache(c, d)}.`
+        : `The cache directory holds something svc-dl did not write; point SVC_DL_CACHE_DIR at a new or empty directory${noCache(c, d)}.`,
   ),
 
   foreign_schedule_file: local(
@@ -572,8 +592,11 @@ export const CODES = {
     exitCode: ExitCode.lockMismatch,
     retryable: false,
     scope: "run",
-    // The throw site names the items (`svc-dl install --update SLUG`) or the missing entries.
-    hint: "If the change is expected, run `svc-dl install --update` to record the new files in svc-dl.lock, then review its diff.",
+    // `missingItems`: the lock lacks items of the manifest; `slugs`: the items whose bytes differ
+    hint: (_c, d) =>
+      d.missingItems
+        ? "Run `svc-dl install` (without --frozen) to add the new items to svc-dl.lock, review its diff and commit it."
+        : `If the change is expected, run \`svc-dl install --update${d.slugs ? ` ${d.slugs}` : ""}\` to record the new files in svc-dl.lock, review its diff and commit it.`,
   },
   prune_limit: outcome(
     ExitCode.failure,

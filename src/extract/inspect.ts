@@ -1,7 +1,8 @@
 import type { Entry, ZipFile } from "yauzl";
+import type { ArchiveProblemKind } from "../errors/archive-hints.js";
 import { counted } from "../io/plural.js";
 import { checkEntryName, collisionKey, entryType, shownName } from "./entry-names.js";
-import { type ArchiveProblemKind, unsafeArchive } from "./errors.js";
+import { unsafeArchive } from "./errors.js";
 
 /** Most entries an archive may have (a flood of tiny entries is a bomb of its own). */
 export const MAX_ENTRIES = 100_000;

@@ -47,6 +47,6 @@ export function notFoundUnderBase(
     message: `${error.message} (under the base URL ${base}${from})`,
     httpStatus: 404,
     requestId: error.requestId,
-    ...(error.siteHint !== undefined ? { hint: error.siteHint } : {}),
+    detail: error.detail,
   });
 }

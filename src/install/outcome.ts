@@ -1,4 +1,4 @@
-import type { CodedFailure, ErrorCode } from "../errors/codes.js";
+import type { CodedFailure, ErrorCode, HintDetail } from "../errors/codes.js";
 import { SvcError } from "../errors/svc-error.js";
 import { counted } from "../io/plural.js";
 import { failedItemsHint } from "../run/failure.js";
@@ -24,11 +24,17 @@ export class InstallError extends SvcError {
     init: {
       code: ErrorCode;
       hint?: string;
+      detail?: HintDetail;
       failures?: readonly CodedFailure[];
       document?: InstallDocument | undefined;
     },
   ) {
-    super(message, { code: init.code, hint: init.hint, failures: init.failures ?? [] });
+    super(message, {
+      code: init.code,
+      hint: init.hint,
+      detail: init.detail ?? {},
+      failures: init.failures ?? [],
+    });
     this.document = init.document;
   }
 }
@@ -55,7 +61,7 @@ export function lockLacksItemsError(
     `${lockPath} does not cover the manifest (lock_mismatch): ${names.join("; ")} ${missing.length === 1 ? "is" : "are"} not in svc-dl.lock`,
     {
       code: "lock_mismatch",
-      hint: "Run `svc-dl install` (without --frozen) to add the new items to svc-dl.lock, review its diff and commit it.",
+      detail: { missingItems: true },
       document,
     },
   );
@@ -75,7 +81,7 @@ export function lockMismatchError(
   const slugs = [...new Set(mismatched.map((i) => i.slug))].join(" ");
   return new InstallError(`files differ from ${lockPath} (lock_mismatch): ${problems.join("; ")}`, {
     code: "lock_mismatch",
-    hint: `If the change is expected, run \`svc-dl install --update ${slugs}\` to record the new files in svc-dl.lock, review its diff and commit it.`,
+    detail: { slugs },
     document,
   });
 }

@@ -63,9 +63,11 @@ function heldByOther(
   const edition = item.edition === "authoring" ? " --edition authoring" : "";
   return new FileSystemError(`${path} is the file of ${who}; no item replaces another's file`, {
     code: "file_exists",
-    hint: userChosen
-      ? "Choose another name with -o, or use --force to give the name to this item."
-      : `Both the server's name and the fallback name are taken by other items; fetch this one under a name of your choice: \`svc-dl ${item.kind} get ${item.slug}${edition} -o ${join(dirname(path), "NAME")}\`.`,
+    detail: userChosen
+      ? { userChosen }
+      : {
+          getCommand: `svc-dl ${item.kind} get ${item.slug}${edition} -o ${join(dirname(path), "NAME")}`,
+        },
   });
 }
 

@@ -24,7 +24,6 @@ export function routeOf(raw: string, baseUrl: URL): string {
     if (!path.startsWith(prefix)) {
       throw new UsageError(`${path} is not under ${prefix}`, {
         code: "invalid_api_path",
-        hint: "Give a path under /api/v1, e.g. `svc-dl api orders`; the key is only sent to the configured service.",
       });
     }
     path = path.slice(prefix.length);
@@ -65,7 +64,6 @@ export async function runApi(session: Session, rawPath: string, opts: ApiOptions
   if (!url.href.startsWith(apiRoot) || url.origin !== base.origin) {
     throw new UsageError(`${rawPath} leaves /api/v1`, {
       code: "invalid_api_path",
-      hint: "`svc-dl api` only calls routes under {base_url}/api/v1.",
     });
   }
   const catalog = /^catalog(\/|\?|$)/.test(route);

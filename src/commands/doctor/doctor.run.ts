@@ -23,15 +23,16 @@ export async function runDoctor(
 ): Promise<void> {
   const dir = dirArg === undefined ? undefined : resolve(session.ctx.cwd, dirArg);
   const { env, cwd } = session.ctx;
+  const hints = session.hints ?? NO_COMMAND;
   const checks = [
     nodeCheck(process.versions.node, bundledUndiciVersion()),
-    await local.configCheck(env),
+    await local.configCheck(env, hints),
     ...(await sessionChecks(session, dir, new ProbeBudget(opts.probeBudgetMs))),
-    await local.cacheCheck(env, cwd),
+    await local.cacheCheck(env, cwd, hints),
   ];
   if (dir !== undefined) {
     checks.push(
-      await local.lockCheck(dir, session.hints ?? NO_COMMAND),
+      await local.lockCheck(dir, hints),
       spaceCheck(dir, await needOf(session, dir, checks)),
     );
   }

@@ -15,13 +15,13 @@ type Env = Readonly<Record<string, string | undefined>>;
  * Config directory and file safety (cli-contract "Configuration and credentials"): the same
  * check the config store makes before reading a key, without creating anything.
  */
-export async function configCheck(env: Env): Promise<DoctorCheck> {
+export async function configCheck(env: Env, hints: HintContext): Promise<DoctorCheck> {
   try {
     const { dir, file } = checkConfigSafety(env);
     const finding = file ? `${dir} and its config.json are private` : `${dir} (no config file yet)`;
     return { name: "config", status: "ok", finding, hint: null };
   } catch (err) {
-    return failure("config", err);
+    return failure("config", err, hints);
   }
 }
 
@@ -29,7 +29,7 @@ export async function configCheck(env: Env): Promise<DoctorCheck> {
  * Cache directory safety and size (cli-contract "Untrusted text, paths and caches"): a
  * symlinked, shared or foreign cache fails as `install` would refuse it; a missing one is ok.
  */
-export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
+export async function cacheCheck(env: Env, cwd: string, hints: HintContext): Promise<DoctorCheck> {
   const root = await cacheDirFrom(env, cwd);
   const refusals = cacheRefusals(root, "check");
   try {
@@ -42,7 +42,7 @@ export async function cacheCheck(env: Env, cwd: string): Promise<DoctorCheck> {
     const finding = `${root}: ${entries} entr${entries === 1 ? "y" : "ies"}, ${bytes} bytes`;
     return { name: "cache", status: "ok", finding, hint: null };
   } catch (err) {
-    return failure("cache", err);
+    return failure("cache", err, hints);
   }
 }
 
