@@ -7,6 +7,13 @@
  * `process.env` only when you pass it.
  */
 export type { ApiKeyRecord, AssetRecord, Me, Pack } from "./api/schemas.js";
+export type { GetJsonDocument } from "./documents/parts.js";
+export type {
+  VerifyDocument,
+  VerifyDocumentItem,
+  VerifyStatus,
+  VerifySummary,
+} from "./documents/runs.js";
 export type { ErrorCode, UnlistedApiCode } from "./errors/codes.js";
 export { SvcError } from "./errors/svc-error.js";
 export { InstallError } from "./install/outcome.js";
@@ -34,11 +41,4 @@ export type {
   SyncOptions,
   VerifyOptions,
 } from "./library/types.js";
-export type {
-  GetJsonDocument,
-  VerifyDocument,
-  VerifyDocumentItem,
-  VerifyStatus,
-  VerifySummary,
-} from "./model.js";
 export type { SyncDocument, SyncItemResult, SyncSummary } from "./sync/types.js";

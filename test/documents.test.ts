@@ -1,8 +1,16 @@
-import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import {
   ConfigListDocumentSchema,
   ConfigSetDocumentSchema,
@@ -24,6 +32,9 @@ import { useMockService } from "./helpers/mock.js";
  * a failed item (its `error` with `hint`). Each row runs the command in-process against the
  * mock, parses stdout with the schema, and checks the row's state really showed up.
  */
+
+/** Where the schema-coverage block of this file starts (its own text does not count). */
+const GUARD = ["describe(", '"every document of src/documents.ts"'].join("");
 
 const shared = useMockService({
   packSize: 8 * 1024,
@@ -108,7 +119,7 @@ type Doc = Record<string, unknown> & { items?: Record<string, unknown>[] };
 
 interface Row {
   name: string;
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
   /** Prepares the row's directory or manifest and returns the command's argv. */
   argv: () => Promise<string[]>;
   /** Run options besides the mock's environment (a clock). */
@@ -287,50 +298,51 @@ describe("the exported schemas accept what the commands print", () => {
 
 describe("the --report of a run stopped before its first item matches the command's schema", () => {
   const BAD_KEY = { SVC_API_KEY: "svc_live_refusedrefusedrefused" };
-  const cases: [string, z.ZodType, (t: string) => string[], Record<string, string>, string][] = [
+  const cases: [string, z.ZodMiniType, (t: string) => string[], Record<string, string>, string][] =
     [
-      "packs sync, key refused",
-      SyncDocumentSchema,
-      (t) => ["packs", "sync", t],
-      BAD_KEY,
-      "invalid_api_key",
-    ],
-    [
-      "install, key refused",
-      InstallDocumentSchema,
-      () => ["install", "--manifest", manifest()],
-      BAD_KEY,
-      "invalid_api_key",
-    ],
-    [
-      "install, no manifest",
-      InstallDocumentSchema,
-      (t) => ["install", "--manifest", join(t, "none.json")],
-      {},
-      "manifest_missing",
-    ],
-    [
-      "pack get a b, key refused",
-      GetManyDocumentSchema,
-      (t) => ["pack", "get", ...OWNED, "-o", `${t}/`],
-      BAD_KEY,
-      "invalid_api_key",
-    ],
-    [
-      "asset get a b -o -",
-      GetManyDocumentSchema,
-      () => ["asset", "get", "free-sample-cube", "x", "-o", "-"],
-      {},
-      "usage_error",
-    ],
-    [
-      "verify, no such DIR",
-      VerifyDocumentSchema,
-      (t) => ["verify", join(t, "nope")],
-      {},
-      "dir_not_found",
-    ],
-  ];
+      [
+        "packs sync, key refused",
+        SyncDocumentSchema,
+        (t) => ["packs", "sync", t],
+        BAD_KEY,
+        "invalid_api_key",
+      ],
+      [
+        "install, key refused",
+        InstallDocumentSchema,
+        () => ["install", "--manifest", manifest()],
+        BAD_KEY,
+        "invalid_api_key",
+      ],
+      [
+        "install, no manifest",
+        InstallDocumentSchema,
+        (t) => ["install", "--manifest", join(t, "none.json")],
+        {},
+        "manifest_missing",
+      ],
+      [
+        "pack get a b, key refused",
+        GetManyDocumentSchema,
+        (t) => ["pack", "get", ...OWNED, "-o", `${t}/`],
+        BAD_KEY,
+        "invalid_api_key",
+      ],
+      [
+        "asset get a b -o -",
+        GetManyDocumentSchema,
+        () => ["asset", "get", "free-sample-cube", "x", "-o", "-"],
+        {},
+        "usage_error",
+      ],
+      [
+        "verify, no such DIR",
+        VerifyDocumentSchema,
+        (t) => ["verify", join(t, "nope")],
+        {},
+        "dir_not_found",
+      ],
+    ];
   for (const [name, schema, argv, extra, code] of cases) {
     it(name, async () => {
       const t = tempDir();
@@ -343,4 +355,26 @@ describe("the --report of a run stopped before its first item matches the comman
       expect(parsed.error?.issues ?? [], JSON.stringify(doc)).toEqual([]);
     });
   }
+});
+
+describe("every document of src/documents.ts", () => {
+  it("is parsed by a test that runs its command (a schema no output meets would be dead)", async () => {
+    const documents = await import("../src/documents.js");
+    const names = Object.keys(documents).filter((n) => /(Document|ErrorLine)Schema$/.test(n));
+    expect(names.length).toBeGreaterThan(20);
+    const root = fileURLToPath(new URL(".", import.meta.url));
+    // every test file past its imports (this file up to this block)
+    const texts = readdirSync(root, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => readFileSync(join(root, f), "utf8").split(GUARD)[0] ?? "")
+      .map((t) => t.replace(/^import[^;]*;/gm, ""));
+    for (const name of names) {
+      // in a `.parse(`/`.safeParse(` call, or a table of schemas
+      const use = new RegExp(`\\b${name}(\\.(safe)?[pP]arse\\(|,)`);
+      expect(
+        texts.some((t) => use.test(t)),
+        `${name} is parsed by no test`,
+      ).toBe(true);
+    }
+  });
 });

@@ -1,7 +1,10 @@
-import { z } from "zod";
-import { count } from "./parts.js";
+import * as z from "zod/mini";
+import { count, sha256, text } from "./parts.js";
 
-/** The documents of the commands that are not runs over items (src/documents.ts). */
+/**
+ * The documents of the commands that are not runs over items (cli-contract "JSON documents"
+ * and each command's section), each with its type.
+ */
 
 const account = z.looseObject({ id: z.string(), email: z.string(), name: z.string() });
 const keyRecord = z.looseObject({
@@ -10,7 +13,7 @@ const keyRecord = z.looseObject({
   preview: z.string(),
   scopes: z.array(z.string()),
   created_at: z.string(),
-  last_used_at: z.string().nullable(),
+  last_used_at: z.nullable(z.string()),
 });
 
 /** `whoami --json`: the `data` of `GET /v1/me` unchanged. */
@@ -51,7 +54,7 @@ export const LogoutDocumentSchema = z.strictObject({
 /** `packs list --json`: the Pack objects as received. */
 export const PacksListDocumentSchema = z.array(
   z.looseObject({
-    slug: z.string().min(1),
+    slug: text,
     name: z.string(),
     asset_count: count,
     purchased_at: z.string(),
@@ -62,38 +65,38 @@ export const PacksListDocumentSchema = z.array(
 /** `assets list --json`: the asset records as received (cli-contract "assets list"). */
 export const AssetsListDocumentSchema = z.array(
   z.looseObject({
-    slug: z.string().min(1),
-    preview_url: z.string().optional(),
-    download_url: z.string().optional(),
+    slug: text,
+    preview_url: z.optional(z.string()),
+    download_url: z.optional(z.string()),
   }),
 );
 
 /** `cache dir --json`: the cache's absolute path. */
-export const CacheDirDocumentSchema = z.strictObject({ dir: z.string().min(1) });
+export const CacheDirDocumentSchema = z.strictObject({ dir: text });
 
 /** `cache clean --json`: the cache's path and how many cached files were removed. */
 export const CacheCleanDocumentSchema = z.strictObject({
-  dir: z.string().min(1),
+  dir: text,
   removed: count,
 });
 
 /** An entry of `cache ls --json` / `cache prune --json`: `last_used` is ISO 8601. */
 const cacheEntry = {
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256,
   size: count,
   last_used: z.iso.datetime(),
 };
 
 /** `cache ls --json` (cli-contract "Manifest, lock and cache"): `locks` name the entry. */
 export const CacheLsDocumentSchema = z.strictObject({
-  dir: z.string().min(1),
+  dir: text,
   entries: z.array(z.strictObject({ ...cacheEntry, locks: z.array(z.string()) })),
   total_bytes: count,
 });
 
 /** `cache prune --json`: what was (with `dry_run`, would be) removed, and how many stay. */
 export const CachePruneDocumentSchema = z.strictObject({
-  dir: z.string().min(1),
+  dir: text,
   dry_run: z.boolean(),
   removed: z.array(z.strictObject(cacheEntry)),
   freed_bytes: count,
@@ -103,21 +106,21 @@ export const CachePruneDocumentSchema = z.strictObject({
 /** `config get --json`. */
 export const ConfigGetDocumentSchema = z.strictObject({
   key: z.string(),
-  value: z.string().nullable(),
+  value: z.nullable(z.string()),
 });
 
 /** `config path --json`. */
-export const ConfigPathDocumentSchema = z.strictObject({ path: z.string().min(1) });
+export const ConfigPathDocumentSchema = z.strictObject({ path: text });
 
 /** `config set --json`: the key and the value as stored (a proxy's password shown as `***`). */
 export const ConfigSetDocumentSchema = z.strictObject({
-  key: z.string().min(1),
+  key: text,
   value: z.string(),
 });
 
 /** `config unset --json`: the key and whether it was set. */
 export const ConfigUnsetDocumentSchema = z.strictObject({
-  key: z.string().min(1),
+  key: text,
   removed: z.boolean(),
 });
 
@@ -126,8 +129,8 @@ export const ConfigUnsetDocumentSchema = z.strictObject({
  * origins with a stored API key, each with a preview (never the key).
  */
 export const ConfigListDocumentSchema = z.strictObject({
-  path: z.string().min(1),
-  settings: z.record(z.string().min(1), z.string().nullable()),
+  path: text,
+  settings: z.record(text, z.nullable(z.string())),
   keys: z.array(z.strictObject({ origin: z.url(), preview: z.string() })),
 });
 
@@ -138,36 +141,79 @@ export const ConfigListDocumentSchema = z.strictObject({
 export const DoctorDocumentSchema = z.strictObject({
   checks: z.array(
     z.strictObject({
-      name: z.string().min(1),
+      name: text,
       status: z.enum(["ok", "warn", "fail"]),
       finding: z.string(),
-      hint: z.string().nullable(),
+      hint: z.nullable(z.string()),
     }),
   ),
 });
 
+/** `schedule --cron --json`: the crontab line and its log file. */
+const scheduleCron = z.strictObject({
+  kind: z.literal("cron"),
+  /** The schedule's name (the report, metrics and log files are named after it). */
+  name: text,
+  /** The crontab line. */
+  line: text,
+  /** The file each run appends its output to. */
+  log: text,
+});
+
+/**
+ * `schedule --systemd --json`: the unit files (absolute path, text, and with `--write` what was
+ * done: `created`, `rewritten` or `unchanged`; null without it) and the commands to run next.
+ */
+const scheduleSystemd = z.strictObject({
+  kind: z.literal("systemd"),
+  name: text,
+  files: z.array(
+    z.strictObject({
+      path: text,
+      text: text,
+      action: z.nullable(z.enum(["created", "rewritten", "unchanged"])),
+    }),
+  ),
+  next: z.array(text),
+});
+
 /**
  * `schedule --json` (cli-contract "Credentials, schedules and offline runs"): for `--systemd` the
- * unit files (absolute path, text, and what `--write` did: null when only printed) and the
- * commands to run next; for `--cron` the crontab line and its log file.
+ * unit files and the commands to run next; for `--cron` the crontab line and its log file.
  */
-export const ScheduleDocumentSchema = z.discriminatedUnion("kind", [
-  z.strictObject({
-    kind: z.literal("systemd"),
-    name: z.string().min(1),
-    files: z.array(
-      z.strictObject({
-        path: z.string().min(1),
-        text: z.string().min(1),
-        action: z.enum(["created", "rewritten", "unchanged"]).nullable(),
-      }),
-    ),
-    next: z.array(z.string().min(1)),
-  }),
-  z.strictObject({
-    kind: z.literal("cron"),
-    name: z.string().min(1),
-    line: z.string().min(1),
-    log: z.string().min(1),
-  }),
-]);
+export const ScheduleDocumentSchema = z.discriminatedUnion("kind", [scheduleSystemd, scheduleCron]);
+
+/** The document of {@link WhoamiDocumentSchema}. */
+export type WhoamiDocument = z.infer<typeof WhoamiDocumentSchema>;
+/** The document of {@link AuthStatusDocumentSchema}. */
+export type AuthStatusDocument = z.infer<typeof AuthStatusDocumentSchema>;
+/** The document of {@link LoginDocumentSchema}. */
+export type LoginDocument = z.infer<typeof LoginDocumentSchema>;
+/** The document of {@link LogoutDocumentSchema}. */
+export type LogoutDocument = z.infer<typeof LogoutDocumentSchema>;
+/** The document of {@link PacksListDocumentSchema}. */
+export type PacksListDocument = z.infer<typeof PacksListDocumentSchema>;
+/** The document of {@link AssetsListDocumentSchema}. */
+export type AssetsListDocument = z.infer<typeof AssetsListDocumentSchema>;
+/** The document of {@link CacheDirDocumentSchema}. */
+export type CacheDirDocument = z.infer<typeof CacheDirDocumentSchema>;
+/** The document of {@link CacheCleanDocumentSchema}. */
+export type CacheCleanDocument = z.infer<typeof CacheCleanDocumentSchema>;
+/** The document of {@link CacheLsDocumentSchema}. */
+export type CacheLsDocument = z.infer<typeof CacheLsDocumentSchema>;
+/** The document of {@link CachePruneDocumentSchema}. */
+export type CachePruneDocument = z.infer<typeof CachePruneDocumentSchema>;
+/** The document of {@link ConfigGetDocumentSchema}. */
+export type ConfigGetDocument = z.infer<typeof ConfigGetDocumentSchema>;
+/** The document of {@link ConfigPathDocumentSchema}. */
+export type ConfigPathDocument = z.infer<typeof ConfigPathDocumentSchema>;
+/** The document of {@link ConfigSetDocumentSchema}. */
+export type ConfigSetDocument = z.infer<typeof ConfigSetDocumentSchema>;
+/** The document of {@link ConfigUnsetDocumentSchema}. */
+export type ConfigUnsetDocument = z.infer<typeof ConfigUnsetDocumentSchema>;
+/** The document of {@link ConfigListDocumentSchema}. */
+export type ConfigListDocument = z.infer<typeof ConfigListDocumentSchema>;
+/** The document of {@link DoctorDocumentSchema}. */
+export type DoctorDocument = z.infer<typeof DoctorDocumentSchema>;
+/** The document of {@link ScheduleDocumentSchema}. */
+export type ScheduleDocument = z.infer<typeof ScheduleDocumentSchema>;

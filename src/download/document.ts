@@ -1,4 +1,5 @@
-import type { GetJsonDocument } from "../model.js";
+import type { GetJsonDocument } from "../documents/parts.js";
+import type { GetManyResult } from "../documents/runs.js";
 import type { DownloadResult } from "./engine.js";
 
 /**
@@ -20,12 +21,12 @@ export function toJsonDocument(result: DownloadResult): GetJsonDocument {
   };
 }
 
-/** The several-slug `--json` document (cli-contract "JSON documents"). */
-export interface GetManyDocument {
-  items: (Record<string, unknown> & { status: string })[];
-  /** `deferred`: items left for the next run (present with `--max-duration`). */
-  summary: { downloaded: number; up_to_date: number; failed: number; deferred?: number };
-}
+/**
+ * The several-slug `--json` document (cli-contract "JSON documents") without its run end:
+ * downloaded, failed and deferred items, and the counters (`deferred` with `--max-duration`);
+ * declared by its schema, src/documents/runs.ts.
+ */
+export type GetManyDocument = GetManyResult;
 
 /**
  * The several-slug document over `items` (cli-contract "JSON documents"; also a `--report` of

@@ -3,7 +3,9 @@
  * Types only: no runtime code.
  */
 
-import type { ItemError } from "../model.js";
+import type * as z from "zod/mini";
+import type { InstallResult, LockFactsSchema } from "../documents/install.js";
+import type { Extracted } from "../documents/parts.js";
 
 /** A pack edition or an asset (`edition` null), as the manifest, the lock and the state name it. */
 export interface ItemKey {
@@ -36,7 +38,7 @@ export interface LockFile {
 }
 
 /** Where an installed item's bytes came from: the cache, the network, or `dir` itself. */
-export type InstallSource = "cache" | "network" | "local";
+export type InstallSource = NonNullable<InstallItemResult["source"]>;
 
 /**
  * `status` of an install item: the sync statuses (`downloaded`, `resumed`, `up-to-date`,
@@ -45,95 +47,29 @@ export type InstallSource = "cache" | "network" | "local";
  * in the lock; nothing was put into `dir`) and `deferred` (left for the next run by
  * `--max-duration`; only in the document of a run that stopped at the deadline).
  */
-export type InstallStatus =
-  | "downloaded"
-  | "cached"
-  | "resumed"
-  | "up-to-date"
-  | "adopted"
-  | "repaired"
-  | "lock-mismatch"
-  | "deferred"
-  | "failed";
+export type InstallStatus = InstallItemResult["status"];
 
-/** One item of the `install --json` document: as in `packs sync`, plus `kind` and `source`. */
-export interface InstallItemResult {
-  kind: "pack" | "asset";
-  slug: string;
-  edition: "standard" | "authoring" | null;
-  status: InstallStatus;
-  /** Why the item was taken from where it was, or what went wrong, in words. */
-  reason: string | null;
-  /** Absolute path of the file in `dir`, when there is one. */
-  path: string | null;
-  bytes: number | null;
-  sha256: string | null;
-  /** Where the bytes came from; null for a failed item. */
-  source: InstallSource | null;
-  error: ItemError | null;
-  /** With `--extract` (or `"extract": true`), for a pack: where and whether it was unpacked. */
-  extracted?: InstallExtracted;
-}
+/**
+ * One item of the `install --json` document: as in `packs sync`, plus `kind` and `source`
+ * (declared by its schema, src/documents/install.ts).
+ */
+export type InstallItemResult = InstallResult["items"][number];
 
 /**
  * The `extracted` member of an install item, as `packs sync --extract` reports it: the folder
  * (absolute), `extracted` now or `unchanged` (this archive was extracted before), and its
  * number of files.
  */
-export interface InstallExtracted {
-  path: string;
-  status: "extracted" | "unchanged";
-  files: number;
-}
+export type InstallExtracted = Extracted;
 
 /** Counts of the `summary` member. */
-export interface InstallSummary {
-  /** Items fetched over the network now (`downloaded`, `resumed`, `repaired` from the network). */
-  downloaded: number;
-  /** Items already in `dir` or unchanged upstream. */
-  up_to_date: number;
-  /** Items copied from the cache (status `cached`, or `repaired` from the cache). */
-  from_cache: number;
-  /** Items that failed (not counting lock mismatches). */
-  failed: number;
-  /** Items whose bytes differ from their lock entry, or (`--frozen`) that the lock lacks. */
-  lock_mismatch: number;
-  /** Requests-free items: taken from the cache or `dir` without any request. */
-  no_request: number;
-  /** Items left for the next run by `--max-duration` (present when it was given). */
-  deferred?: number;
-}
+export type InstallSummary = InstallResult["summary"];
 
-/** The `install --json` document (cli-contract "JSON documents"). */
-export interface InstallDocument {
-  /** Absolute path of the manifest. */
-  manifest: string;
-  /** Absolute path of `svc-dl.lock`. */
-  lock: string;
-  /** Absolute path of `dir`. */
-  dir: string;
-  items: InstallItemResult[];
-  summary: InstallSummary;
-  /**
-   * The entries of `svc-dl.lock` this run added, removed or updated (written to disk); empty
-   * with `--frozen`, when nothing changed, and when the run failed (the lock is then not written).
-   */
-  lock_changes: LockChange[];
-}
+/** The `install --json` document without its run end (cli-contract "JSON documents"). */
+export type InstallDocument = InstallResult;
 
 /** What a lock entry holds besides its key. */
-export interface LockFacts {
-  file: string;
-  size: number;
-  etag: string | null;
-  sha256: string;
-}
+export type LockFacts = z.infer<typeof LockFactsSchema>;
 
 /** One entry of `svc-dl.lock` changed by a run: its key, the change, and the entry before/after. */
-export interface LockChange extends ItemKey {
-  change: "added" | "removed" | "updated";
-  /** The entry before (null when added). */
-  before: LockFacts | null;
-  /** The entry after (null when removed). */
-  after: LockFacts | null;
-}
+export type LockChange = InstallResult["lock_changes"][number];

@@ -3,7 +3,7 @@
  * own so that `progress.ts` and the renderers it loads do not import each other.
  */
 
-import type { GetStatus } from "../model.js";
+import type { GetStatus } from "../documents/parts.js";
 
 /** How a finished file ended (cli-contract "JSON documents": `status`). */
 export type FileOutcome = GetStatus;

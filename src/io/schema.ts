@@ -14,9 +14,11 @@ import en from "zod/v4/locales/en.js";
  * Every module that validates imports it as `import * as z from "…/io/schema.js"` (a
  * namespace import of this module's `export *`, tree-shaken by esbuild to the functions used;
  * `zod/mini`'s own `z` object would keep all of zod/mini and its 50 locales in the program).
- * Only src/api/schemas.ts, whose types the library's declarations name, imports `zod/mini`
- * itself; src/documents/ (the `--json` documents' schemas, for tests and scripts, never loaded
- * by the program) keeps the classic API. test/program.test.ts keeps it so.
+ * Only src/api/schemas.ts and src/documents/ (the `--json` documents' schemas), whose types the
+ * library's declarations name, import `zod/mini` themselves: src/documents/ sits below every
+ * module that builds a document, io/ included, and the program imports only its types (nothing
+ * of it is loaded at run time; tests and scripts parse with it). test/program.test.ts keeps
+ * zod's classic API out of the program.
  */
 if (!config().localeError) config(en());
 

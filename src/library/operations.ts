@@ -1,9 +1,10 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { GetJsonDocument } from "../documents/parts.js";
+import type { VerifyDocument } from "../documents/runs.js";
 import { type GetManyDocument, getManyDocument, toJsonDocument } from "../download/document.js";
 import { createItemFetcher } from "../install/fetch-item.js";
 import { MANIFEST_FILE } from "../install/manifest.js";
 import type { InstallDocument, InstallItemResult } from "../install/types.js";
-import type { GetJsonDocument, VerifyDocument } from "../model.js";
 import { validateSlug } from "../outdir/names.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import type { Deadline } from "../pacing/deadline.js";

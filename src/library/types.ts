@@ -1,6 +1,8 @@
 import type { AssetRecord, Me, Pack } from "../api/schemas.js";
+import type { GetJsonDocument } from "../documents/parts.js";
+import type { VerifyDocument } from "../documents/runs.js";
 import type { InstallDocument } from "../install/types.js";
-import type { Clock, GetJsonDocument, VerifyDocument } from "../model.js";
+import type { Clock } from "../model.js";
 import type { SyncDocument } from "../sync/types.js";
 
 /** Options of `createClient()` (src/library/client.ts). */

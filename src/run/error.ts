@@ -1,10 +1,10 @@
+import type { ItemError } from "../documents/parts.js";
 import { type HintContext, NO_COMMAND } from "../errors/codes.js";
 import { hintFor } from "../errors/format.js";
 import type { SvcError } from "../errors/svc-error.js";
-import type { ItemError } from "../model.js";
 import type { RunError } from "./recorder.js";
 
-export type { ItemError } from "../model.js";
+export type { ItemError } from "../documents/parts.js";
 
 /** The `error` member of the document of a run that stopped part-way (cli-contract "--report"). */
 export function runErrorOf(svcError: SvcError): RunError {

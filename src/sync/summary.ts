@@ -8,8 +8,10 @@ import type { SyncDocument, SyncItemResult, SyncSummary } from "./types.js";
  * the served bytes); `failed` counts `failed` items. `would-download` (dry run) and
  * `unavailable` items are in none of the counts.
  */
-export function summarize(items: readonly SyncItemResult[]): SyncSummary {
-  const summary: SyncSummary = { downloaded: 0, up_to_date: 0, failed: 0 };
+export function summarize(
+  items: readonly SyncItemResult[],
+): Pick<SyncSummary, "downloaded" | "up_to_date" | "failed"> {
+  const summary = { downloaded: 0, up_to_date: 0, failed: 0 };
   for (const item of items) {
     if (item.status === "downloaded" || item.status === "resumed" || item.status === "repaired") {
       summary.downloaded += 1;

@@ -3,9 +3,12 @@
  * no runtime code, so command files may import them with `import type`.
  */
 
-import type { ItemError, PackEdition } from "../model.js";
+import type * as z from "zod/mini";
+import type { SyncReasonSchema, SyncResult } from "../documents/runs.js";
+import type { PackEdition } from "../model.js";
 
-export type { EditionChoice, ItemError, PackEdition } from "../model.js";
+export type { ItemError } from "../documents/parts.js";
+export type { EditionChoice, PackEdition } from "../model.js";
 
 /**
  * Why an item is (or would be) fetched, in the contract's words: `new` (never downloaded into
@@ -15,13 +18,7 @@ export type { EditionChoice, ItemError, PackEdition } from "../model.js";
  * service announced a new ETag), `authoring edition, if the pack has one` (`--dry-run` only:
  * an authoring edition not known to exist; not counted as a download).
  */
-export type FetchReason =
-  | "new"
-  | "missing locally"
-  | "size differs"
-  | "changed locally"
-  | "changed upstream"
-  | "authoring edition, if the pack has one";
+export type FetchReason = Exclude<SyncReason, KeepReason>;
 
 /**
  * Why an item is not fetched: `already complete` (recorded and on disk with the recorded size
@@ -31,8 +28,8 @@ export type FetchReason =
  */
 export type KeepReason = "already complete" | "unchanged upstream" | "no authoring edition";
 
-/** The `reason` of an item in the `--json` document. */
-export type SyncReason = FetchReason | KeepReason;
+/** The `reason` of an item in the `--json` document (its schema: src/documents/runs.ts). */
+export type SyncReason = z.infer<typeof SyncReasonSchema>;
 
 /**
  * The `status` of an item (cli-contract "JSON documents"):
@@ -49,20 +46,7 @@ export type SyncReason = FetchReason | KeepReason;
  *   owned: listed, would move with `--prune --dry-run`, moved to `.svc-dl/trash/<date>/` with
  *   `--prune`, or kept because its bytes differ from the record (src/sync/prune.ts).
  */
-export type SyncStatus =
-  | "downloaded"
-  | "resumed"
-  | "repaired"
-  | "adopted"
-  | "up-to-date"
-  | "would-download"
-  | "unavailable"
-  | "failed"
-  | "deferred"
-  | "not-owned"
-  | "would-prune"
-  | "pruned"
-  | "kept-modified";
+export type SyncStatus = SyncItemResult["status"];
 
 /** One pack edition a sync looks after: the slug, the edition and its URL from the pack record. */
 export interface SyncTarget {
@@ -73,36 +57,14 @@ export interface SyncTarget {
 }
 
 /** One item of the `packs sync --json` document (cli-contract "JSON documents"). */
-export interface SyncItemResult {
-  slug: string;
-  edition: PackEdition;
-  status: SyncStatus;
-  /** Why it was (or would be) fetched, or why not; null only when nothing is known. */
-  reason: SyncReason | null;
-  /** Absolute path of the file in DIR, when there is (or was recorded) one. */
-  path: string | null;
-  /** File size in bytes, when known. */
-  bytes: number | null;
-  /** Lower-case hex SHA-256 of the file, when known. */
-  sha256: string | null;
-  error: ItemError | null;
-}
+export type SyncItemResult = SyncResult["items"][number];
 
 /** Counts of the `summary` member (see `summarize` in summary.ts). */
-export interface SyncSummary {
-  downloaded: number;
-  up_to_date: number;
-  failed: number;
-  /** Packs left out by `--include`/`--exclude`/`--category` (set by runSync; never requested). */
-  filtered?: number;
-  /** Items left for the next run by `--max-duration` (present when it was given). */
-  deferred?: number;
-}
+export type SyncSummary = SyncResult["summary"];
 
-/** The whole `packs sync --json` document: `{dir, items, summary}`. */
-export interface SyncDocument {
-  /** DIR, absolute. */
-  dir: string;
-  items: SyncItemResult[];
-  summary: SyncSummary;
-}
+/**
+ * The whole `packs sync --json` document, `{dir, items, summary}` (before the run's end,
+ * `complete` and `error`, that src/run/recorder.ts adds); declared by its schema,
+ * src/documents/runs.ts `SyncResultSchema`.
+ */
+export type SyncDocument = SyncResult;

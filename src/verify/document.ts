@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import type { ItemError, VerifyDocument, VerifyDocumentItem, VerifySummary } from "../model.js";
+import type { ItemError } from "../documents/parts.js";
+import type { VerifyDocument, VerifyDocumentItem, VerifySummary } from "../documents/runs.js";
 import type { StateItem } from "../outdir/state.js";
 import type { VerifyItem } from "../outdir/verify.js";
 

@@ -1,8 +1,10 @@
+import type { ItemError } from "../documents/parts.js";
+import type { VerifyDocument, VerifyDocumentItem } from "../documents/runs.js";
 import type { HintContext } from "../errors/codes.js";
 import { toSvcError } from "../errors/format.js";
 import { UsageError } from "../errors/usage-error.js";
 import type { FileProgress } from "../io/progress.js";
-import type { Clock, ItemError, VerifyDocument, VerifyDocumentItem } from "../model.js";
+import type { Clock } from "../model.js";
 import { OutputDir } from "../outdir/output-dir.js";
 import { checkVerifiable, forgetMissing, type VerifyItem, verifyDir } from "../outdir/verify.js";
 import type { Deadline } from "../pacing/deadline.js";

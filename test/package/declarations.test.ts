@@ -6,13 +6,16 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 // The library's declarations stay small (docs/library.md): the public types come from
-// model.ts, library/types.ts and the few modules index.ts names, never from the HTTP client,
+// model.ts, library/types.ts, the documents' schemas and the few modules index.ts names, never from the HTTP client,
 // the download engine or the terminal output. The build's own tsc run (tsconfig.build.json)
 // emits into a temporary folder; the files reachable from index.d.ts are counted.
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** Most declaration files reachable from index.d.ts (12 when this test was written; 33 before). */
-const MOST_FILES = 12;
+/**
+ * Most declaration files reachable from index.d.ts (12 when this test was written, 33 before;
+ * 15 since the documents' types come from their schemas in src/documents/).
+ */
+const MOST_FILES = 15;
 
 /** The relative `.d.ts` files `entry` reaches through `from "./…"` and `import("./…")`. */
 function reachable(entry: string): string[] {

@@ -1,5 +1,6 @@
 import { listAssets } from "../../api/list-assets.js";
 import type { AssetRecord } from "../../api/schemas.js";
+import type { AssetsListDocument } from "../../documents/commands.js";
 import { renderTable } from "../../io/table.js";
 import type { Session } from "../../session.js";
 
@@ -25,7 +26,7 @@ export async function runAssetsList(session: Session): Promise<void> {
   const client = await session.http();
   const assets = await listAssets(client);
   if (session.globals.json) {
-    session.printJson(assets);
+    session.printJson(assets satisfies AssetsListDocument);
     return;
   }
   if (assets.length === 0) {

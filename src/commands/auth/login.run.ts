@@ -1,6 +1,7 @@
 import { getMe } from "../../api/get-me.js";
 import { assertSendableKey } from "../../config/api-key.js";
 import { saveApiKey } from "../../config/credentials.js";
+import type { LoginDocument } from "../../documents/commands.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { keyPreview } from "../../io/key-preview.js";
 import { promptSecret, readSecretFromStream } from "../../io/secret.js";
@@ -79,7 +80,7 @@ export async function runLogin(session: Session, opts: LoginOptions): Promise<vo
       account: me.account,
       key: me.key,
       storage: saved.location,
-    });
+    } satisfies LoginDocument);
   } else {
     session.reporter.info(
       `Logged in to ${url.origin} as ${me.account.name} <${me.account.email}> (${me.account.id}).`,

@@ -1,4 +1,5 @@
 import { removeApiKey } from "../../config/credentials.js";
+import type { LogoutDocument } from "../../documents/commands.js";
 import type { Session } from "../../session.js";
 import { warnOverridingSources } from "./login.run.js";
 
@@ -15,7 +16,7 @@ export async function runLogout(session: Session): Promise<void> {
   const from = await removeApiKey(await session.config(), url.origin, session.ctx.keyring);
   const removed = from.length > 0;
   if (session.globals.json) {
-    session.printJson({ origin: url.origin, removed, from });
+    session.printJson({ origin: url.origin, removed, from } satisfies LogoutDocument);
   } else {
     const places = from.map((f) => (f === "keyring" ? "the OS keyring" : "the config file"));
     session.reporter.info(

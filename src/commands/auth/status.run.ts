@@ -1,4 +1,5 @@
 import { getMe } from "../../api/get-me.js";
+import type { AuthStatusDocument } from "../../documents/commands.js";
 import { keyPreview, keySourceLabel } from "../../io/key-preview.js";
 import type { Session } from "../../session.js";
 
@@ -21,7 +22,7 @@ export async function runAuthStatus(session: Session): Promise<void> {
       account: me.account,
       // the preview as every output shows it, ending in `…` (never read as a whole key)
       key: { ...me.key, preview: keyPreview({ preview: me.key.preview }) },
-    });
+    } satisfies AuthStatusDocument);
     return;
   }
   const k = me.key;

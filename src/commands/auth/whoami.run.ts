@@ -1,4 +1,5 @@
 import { getMe } from "../../api/get-me.js";
+import type { WhoamiDocument } from "../../documents/commands.js";
 import { keyPreview, keySourceLabel } from "../../io/key-preview.js";
 import type { Session } from "../../session.js";
 
@@ -15,7 +16,7 @@ export async function runWhoami(session: Session): Promise<void> {
   );
   const { me } = await getMe(client);
   if (session.globals.json) {
-    session.printJson(me);
+    session.printJson(me satisfies WhoamiDocument);
     return;
   }
   const { account, entitlements, key: k } = me;

@@ -1,5 +1,6 @@
 import { ContentCache } from "../../cache/cache.js";
 import { cacheDirFrom } from "../../cache/location.js";
+import type { CacheCleanDocument } from "../../documents/commands.js";
 import { counted } from "../../io/plural.js";
 import type { Session } from "../../session.js";
 
@@ -13,6 +14,6 @@ import type { Session } from "../../session.js";
 export async function runCacheClean(session: Session): Promise<void> {
   const dir = await cacheDirFrom(session.ctx.env, session.ctx.cwd);
   const removed = ContentCache.existing(dir)?.clean() ?? 0;
-  if (session.globals.json) session.printJson({ dir, removed });
+  if (session.globals.json) session.printJson({ dir, removed } satisfies CacheCleanDocument);
   else session.reporter.info(`removed ${counted(removed, "cached file")} from ${dir}`);
 }

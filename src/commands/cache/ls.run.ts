@@ -1,6 +1,7 @@
 import { ContentCache } from "../../cache/cache.js";
 import { type CacheEntry, listCacheEntries } from "../../cache/entries.js";
 import { cacheDirFrom } from "../../cache/location.js";
+import type { CacheLsDocument } from "../../documents/commands.js";
 import { formatBytes } from "../../io/progress-format.js";
 import { renderTable } from "../../io/table.js";
 import type { Session } from "../../session.js";
@@ -37,7 +38,7 @@ export async function runCacheLs(session: Session, opts: CacheLsOptions): Promis
         locks: named,
       })),
       total_bytes: total,
-    });
+    } satisfies CacheLsDocument);
     return;
   }
   if (entries.length > 0) {

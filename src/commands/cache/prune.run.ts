@@ -1,6 +1,7 @@
 import { ContentCache } from "../../cache/cache.js";
 import { type CacheEntry, listCacheEntries, removeCacheEntries } from "../../cache/entries.js";
 import { cacheDirFrom } from "../../cache/location.js";
+import type { CachePruneDocument } from "../../documents/commands.js";
 import { fsError } from "../../errors/fs-error.js";
 import { formatBytes } from "../../io/progress-format.js";
 import type { Session } from "../../session.js";
@@ -59,7 +60,7 @@ export async function runCachePrune(session: Session, opts: CachePruneOptions): 
       })),
       freed_bytes: freed,
       kept,
-    });
+    } satisfies CachePruneDocument);
     return;
   }
   const verb = opts.dryRun ? "would remove" : "removed";

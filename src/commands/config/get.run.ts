@@ -1,3 +1,4 @@
+import type { ConfigGetDocument } from "../../documents/commands.js";
 import type { Session } from "../../session.js";
 import { settableKey, shownSetting } from "./settable.js";
 
@@ -12,7 +13,7 @@ export async function runConfigGet(session: Session, rawKey: string): Promise<vo
   const stored = (await session.config()).get(key);
   const value = stored === undefined ? undefined : shownSetting(key, stored);
   if (session.globals.json) {
-    session.printJson({ key, value: value ?? null });
+    session.printJson({ key, value: value ?? null } satisfies ConfigGetDocument);
     return;
   }
   if (value === undefined) {

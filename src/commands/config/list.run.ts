@@ -1,4 +1,5 @@
 import { SETTABLE_KEYS } from "../../config/settable-keys.js";
+import type { ConfigListDocument } from "../../documents/commands.js";
 import { storedKeyPreview } from "../../io/key-preview.js";
 import type { Session } from "../../session.js";
 import { shownSetting } from "./settable.js";
@@ -22,7 +23,7 @@ export async function runConfigList(session: Session): Promise<void> {
     preview: storedKeyPreview(config.getKey(origin) ?? "", config.getPreview(origin)),
   }));
   if (session.globals.json) {
-    session.printJson({ path: config.path, settings, keys });
+    session.printJson({ path: config.path, settings, keys } satisfies ConfigListDocument);
     return;
   }
   const lines = Object.entries(settings).map(([k, v]) => (v === null ? `${k}=` : `${k}=${v}`));

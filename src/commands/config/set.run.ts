@@ -1,4 +1,5 @@
 import { baseUrlString, parseBaseUrl } from "../../config/base-url.js";
+import type { ConfigSetDocument } from "../../documents/commands.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { normaliseNetworkSetting } from "../../http/dispatcher.js";
 import { rateBytesPerSecond } from "../../pacing/units.js";
@@ -23,7 +24,7 @@ export async function runConfigSet(session: Session, rawKey: string, value: stri
   await config.set(key, normalised);
   const shown = shownSetting(key, normalised);
   if (session.globals.json) {
-    session.printJson({ key, value: shown });
+    session.printJson({ key, value: shown } satisfies ConfigSetDocument);
     return;
   }
   session.reporter.info(`${key} set to ${shown} in ${config.path}`);

@@ -1,3 +1,4 @@
+import type { ConfigUnsetDocument } from "../../documents/commands.js";
 import type { Session } from "../../session.js";
 import { settableKey } from "./settable.js";
 
@@ -9,7 +10,7 @@ export async function runConfigUnset(session: Session, rawKey: string): Promise<
   const key = settableKey(rawKey);
   const removed = await (await session.config()).unset(key);
   if (session.globals.json) {
-    session.printJson({ key, removed });
+    session.printJson({ key, removed } satisfies ConfigUnsetDocument);
     return;
   }
   session.reporter.info(removed ? `${key} removed.` : `${key} was not set.`);

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { bundledUndiciVersion } from "../../build-info.js";
+import type { DoctorDocument } from "../../documents/commands.js";
 import { NO_COMMAND } from "../../errors/codes.js";
 import { terminalText } from "../../io/terminal-text.js";
 import type { Session } from "../../session.js";
@@ -38,7 +39,7 @@ export async function runDoctor(
   }
   if (checks.some((c) => c.status === "fail")) session.exitCode = 1;
   if (session.globals.json) {
-    session.printJson({ checks });
+    session.printJson({ checks } satisfies DoctorDocument);
     return;
   }
   session.print(

@@ -1,4 +1,5 @@
 import { listPacks } from "../../api/list-packs.js";
+import type { PacksListDocument } from "../../documents/commands.js";
 import { renderTable } from "../../io/table.js";
 import type { Session } from "../../session.js";
 
@@ -16,7 +17,7 @@ export async function runPacksList(session: Session, opts: PacksListOptions): Pr
   const client = await session.http();
   const packs = await listPacks(client, opts.limit !== undefined ? { max: opts.limit } : {});
   if (session.globals.json) {
-    session.printJson(packs);
+    session.printJson(packs satisfies PacksListDocument);
     return;
   }
   if (packs.length === 0) {

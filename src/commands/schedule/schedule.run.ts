@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { baseUrlString } from "../../config/base-url.js";
 import { readKeyFile } from "../../config/key-file.js";
 import { programPaths } from "../../context.js";
+import type { ScheduleDocument } from "../../documents/commands.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { cronFiles, crontabLine } from "../../schedule/crontab.js";
@@ -142,7 +143,7 @@ function printCron(session: Session, plan: SchedulePlan): void {
   const line = crontabLine(plan, stateDir);
   const { log } = cronFiles(plan, stateDir);
   if (session.globals.json) {
-    session.printJson({ kind: "cron", name: plan.name, line, log });
+    session.printJson({ kind: "cron", name: plan.name, line, log } satisfies ScheduleDocument);
     return;
   }
   session.print(line);
@@ -172,7 +173,7 @@ function printSystemd(session: Session, plan: SchedulePlan, write: boolean): voi
         action: written[i]?.action ?? null,
       })),
       next,
-    });
+    } satisfies ScheduleDocument);
     return;
   }
   if (write) {

@@ -1,12 +1,12 @@
 import { statSync } from "node:fs";
 import { resolve, sep } from "node:path";
+import type { ItemError } from "../../documents/parts.js";
 import { type GetManyDocument, getManyDocument, toJsonDocument } from "../../download/document.js";
 import { type DownloadResult, type DownloadSource, downloadItem } from "../../download/engine.js";
 import { DeadlineError } from "../../errors/interrupted-error.js";
 import { SvcError } from "../../errors/svc-error.js";
 import { UsageError } from "../../errors/usage-error.js";
 import { counted } from "../../io/plural.js";
-import type { ItemError } from "../../model.js";
 import { resolveDestination } from "../../outdir/destination.js";
 import { OutputDir } from "../../outdir/output-dir.js";
 import type { ItemRef } from "../../outdir/state.js";

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
+import type { VerifySummary } from "../../documents/runs.js";
 import { counted } from "../../io/plural.js";
 import type { WarningCode } from "../../io/reporter.js";
-import type { VerifySummary } from "../../model.js";
 import type { VerifyItem } from "../../outdir/verify.js";
 import type { RunRecorder } from "../../run/recorder.js";
 import type { Session } from "../../session.js";
