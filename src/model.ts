@@ -1,3 +1,5 @@
+import type { HintDetail } from "./errors/codes.js";
+
 /**
  * The domain of svc-dl (cli-contract "JSON documents"): the types the rest of the code and the
  * library's public types are built from. The documents `--json` prints (and the library
@@ -48,4 +50,9 @@ export interface DownloadSource {
   headers?: Record<string, string>;
   /** Send the API key (service origin only). Default true; false for legacy. */
   authenticate?: boolean;
+  /**
+   * What the caller knows about the item, for the hint of a refusal (`listed`: the account's
+   * pack listing has it, so a `not_entitled` means its order is not paid); see src/errors/codes.ts.
+   */
+  facts?: HintDetail;
 }

@@ -45,9 +45,13 @@ export async function packSource(
 ): Promise<DownloadSource> {
   const pack = await catalog.find(slug);
   const given = edition === "authoring" ? pack?.downloads.authoring : pack?.downloads.bundle;
-  if (given === undefined) return packRoute(client, slug, edition);
+  // listed: a refusal of its download is not "not bought" (spec "Order payment")
+  if (given === undefined) {
+    const route = packRoute(client, slug, edition);
+    return pack ? { ...route, facts: { listed: true } } : route;
+  }
   try {
-    return { url: new URL(given, client.baseUrl) };
+    return { url: new URL(given, client.baseUrl), facts: { listed: true } };
   } catch (err) {
     throw new ResponseError(`the pack record's download URL is not a URL: ${given.slice(0, 80)}`, {
       httpStatus: null,

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
+import { SvcError } from "../errors/svc-error.js";
 import { describeDamage, findDamage } from "../integrity/check-file.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome } from "../io/progress.js";
@@ -64,7 +65,8 @@ export async function downloadItem(
   } catch (err) {
     // also a re-hash or the commit stopped by the abort (fetchBody maps its own)
     if (opts.signal?.aborted) throw interruptedBy(opts.signal);
-    throw err;
+    // what the caller knows about the item (a listed pack) goes to the hint of a refusal
+    throw err instanceof SvcError && opts.source.facts ? err.withDetail(opts.source.facts) : err;
   } finally {
     opts.progress.stop();
   }

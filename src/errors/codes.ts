@@ -75,20 +75,40 @@ const WRITES_FILES = new Set([
   "verify",
 ]);
 
+/** True when the item at hand is an asset: the thrower's `kind`, else the item or the command. */
+function isAsset(c: HintContext, kind?: unknown): boolean {
+  if (kind === "asset" || kind === "pack") return kind === "asset";
+  return c.item ? c.item === "asset" : c.command.startsWith("asset") || c.given("--asset");
+}
+
 /** Where to look up a slug for the command at hand (`kind`: the thrower's, when it knows). */
 function slugSource(c: HintContext, kind?: unknown): string {
-  const assets =
-    kind === "asset" || kind === "pack"
-      ? kind === "asset"
-      : c.item
-        ? c.item === "asset"
-        : c.command.startsWith("asset") || c.given("--asset");
-  if (assets) {
+  if (isAsset(c, kind)) {
     return c.exists("assets list")
       ? "`svc-dl assets list` shows the assets you can download"
       : "use the slug exactly as the service shows it";
   }
   return "`svc-dl packs list` shows the packs you own";
+}
+
+/**
+ * The next step after `not_entitled` (spec "Order payment", "POST /api/download"): a license
+ * key that does not cover the item (`legacy get`); a pack the account's listing has (`listed`,
+ * and every pack `packs sync` fetches), whose order is therefore not paid; an asset, which needs
+ * its pack among the paid purchases; else a pack not bought.
+ */
+function notEntitled(c: HintContext, d: HintDetail): string {
+  const orders = "`svc-dl api orders` shows each order's payment status";
+  if (c.command === "legacy get") {
+    return "This license key does not cover this item: a license key covers the packs of its own order (or lifetime access). Use the license key of the order that bought it, or your API key with `svc-dl pack get` / `svc-dl asset get`.";
+  }
+  if (d.listed === true || c.command === "packs sync") {
+    return `\`svc-dl packs list\` lists this pack, but the service refuses its download: the order it was bought with is not paid (an open refund or dispute), and new downloads stay unavailable until it is. ${capitalise(orders)}; settle the order on the service's site or contact support with the request id.`;
+  }
+  if (isAsset(c, d.kind)) {
+    return `This premium asset needs its pack (or lifetime access) among the account's paid purchases; ${slugSource(c, "asset")}, and ${orders} (an order that is not paid gives no downloads).`;
+  }
+  return `This pack is not among the account's purchases; ${slugSource(c)} (a pack bought with an order that is not paid is listed there but cannot be downloaded: ${orders}).`;
 }
 
 /**
@@ -224,8 +244,7 @@ export const CODES = {
     exitCode: ExitCode.forbidden,
     retryable: false,
     scope: "item",
-    hint: (c) =>
-      `This item is not among the account's purchases (or its order is not paid); ${slugSource(c)}.`,
+    hint: notEntitled,
   },
   not_found: {
     exitCode: ExitCode.notFound,

@@ -76,6 +76,17 @@ export class SvcError extends Error {
     return this.mapText((s) => s.split(text).join(by));
   }
 
+  /** A copy of this error with `extra` added to its facts, its hint rendered again from them. */
+  withDetail(extra: HintDetail): this {
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    const detail = { ...this.detail, ...extra };
+    Object.assign(copy, this, {
+      detail,
+      hint: this.siteHint ?? renderHint(this.code, NO_COMMAND, detail) ?? undefined,
+    });
+    return copy;
+  }
+
   /** A copy of this error with `f` applied to its message, hints and stack. */
   mapText(f: (text: string) => string): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;

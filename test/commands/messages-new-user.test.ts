@@ -69,6 +69,65 @@ describe("a refused clear-text download link", () => {
   });
 });
 
+describe("not_entitled says what is really wrong", () => {
+  const UNPAID = { orders: { ord_1002: { paid: false } } };
+  afterEach(() => shared.mock.set({ orders: { ord_1002: { paid: true } } }));
+
+  it("a pack `packs list` lists, bought with an unpaid order: the order, not `packs list`", async () => {
+    shared.mock.set(UNPAID);
+    const list = await runCli(["packs", "list"], { env: shared.env() });
+    expect(list.stdout).toContain("medieval-village");
+    const r = await runCli(["--json", "pack", "get", "medieval-village", "-o", `${tempDir()}/`], {
+      env: shared.env(),
+    });
+    expect(r.code).toBe(4);
+    const { error } = lastJsonError(r.stderr);
+    expect(error.code).toBe("not_entitled");
+    expect(error.hint).toMatch(/^`svc-dl packs list` lists this pack, .*not paid/);
+    expect(error.hint).toContain("`svc-dl api orders`");
+    expect(error.hint).not.toContain("shows the packs you own");
+    const orders = await runCli(["api", "orders"], { env: shared.env() });
+    expect(orders.code).toBe(0);
+    expect(orders.stdout).toMatch(/"paid": ?false/);
+  });
+
+  it("packs sync: the failed item's hint names the unpaid order", async () => {
+    shared.mock.set(UNPAID);
+    const r = await runCli(
+      ["--json", "packs", "sync", tempDir(), "--include", "medieval-village"],
+      { env: shared.env() },
+    );
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { items: { error: { code: string; hint: string } }[] };
+    expect(doc.items[0]?.error.code).toBe("not_entitled");
+    expect(doc.items[0]?.error.hint).toMatch(/lists this pack, .*not paid/);
+  });
+
+  it("a pack not bought: not among the purchases, `packs list` shows the packs owned", async () => {
+    const r = await runCli(["--json", "pack", "get", "space-station", "-o", `${tempDir()}/`], {
+      env: shared.env(),
+    });
+    expect(r.code).toBe(4);
+    const { error } = lastJsonError(r.stderr);
+    expect(error.code).toBe("not_entitled");
+    expect(error.hint).toMatch(
+      /^This pack is not among the account's purchases; `svc-dl packs list`/,
+    );
+  });
+
+  it("legacy get with a license key of another order: the key, not the account's packs", async () => {
+    const r = await runCli(
+      ["--json", "legacy", "get", "--pack", "medieval-village", "-o", `${tempDir()}/`],
+      { env: { SVC_BASE_URL: shared.mock.baseUrl, SVC_LICENSE_KEY: shared.mock.licenseKey } },
+    );
+    expect(r.code).toBe(4);
+    const { error } = lastJsonError(r.stderr);
+    expect(error.code).toBe("not_entitled");
+    expect(error.hint).toMatch(/^This license key does not cover this item/);
+    expect(error.hint).not.toContain("packs list");
+  });
+});
+
 describe("auth status", () => {
   it("--json shows the key preview ending in …, as the human output does", async () => {
     const r = await runCli(["--json", "auth", "status"], { env: shared.env() });

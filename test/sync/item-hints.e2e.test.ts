@@ -24,9 +24,12 @@ afterEach(() => {
   shared.mock.set({ orders: { ord_1001: { paid: true } } });
 });
 
-/** The table's not_entitled hint for a pack, as a command without --asset renders it. */
+/** The table's not_entitled hint for a pack the listing lacks (or not known to be listed). */
 const NOT_ENTITLED =
-  "This item is not among the account's purchases (or its order is not paid); `svc-dl packs list` shows the packs you own.";
+  "This pack is not among the account's purchases; `svc-dl packs list` shows the packs you own (a pack bought with an order that is not paid is listed there but cannot be downloaded: `svc-dl api orders` shows each order's payment status).";
+/** The table's not_entitled hint for a pack the listing has: its order is not paid. */
+const UNPAID =
+  "`svc-dl packs list` lists this pack, but the service refuses its download: the order it was bought with is not paid (an open refund or dispute), and new downloads stay unavailable until it is. `svc-dl api orders` shows each order's payment status; settle the order on the service's site or contact support with the request id.";
 
 interface ItemError {
   code: string;
@@ -56,7 +59,7 @@ describe("packs sync: each failed item shows its own hint", () => {
     const human = await runCli(["packs", "sync", tempDir()], { env: shared.env() });
     expect(human.code).toBe(1);
     expect(lineAfter(human.stderr, "failed: sci-fi-props (standard)")).toBe(
-      `  hint: ${NOT_ENTITLED}`,
+      `  hint: ${UNPAID}`,
     );
     expect(human.stderr).not.toContain("Fix the cause of each failure");
 
@@ -70,12 +73,12 @@ describe("packs sync: each failed item shows its own hint", () => {
       const failed = doc.items.filter((i) => i.status === "failed");
       expect(failed.map((i) => i.slug).sort()).toEqual(["low-poly-forest", "sci-fi-props"]);
       for (const i of failed)
-        expect(i.error).toMatchObject({ code: "not_entitled", hint: NOT_ENTITLED });
+        expect(i.error).toMatchObject({ code: "not_entitled", hint: UNPAID });
       const ok = doc.items.find((i) => i.status === "downloaded");
       expect(ok?.error).toBeNull();
     }
     expect(errorLine(r.stderr)).toEqual(
-      expect.objectContaining({ code: "sync_incomplete", hint: NOT_ENTITLED }),
+      expect.objectContaining({ code: "sync_incomplete", hint: UNPAID }),
     );
   });
 });
