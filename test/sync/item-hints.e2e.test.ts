@@ -58,9 +58,7 @@ describe("packs sync: each failed item shows its own hint", () => {
     shared.mock.set({ orders: { ord_1001: { paid: false } } });
     const human = await runCli(["packs", "sync", tempDir()], { env: shared.env() });
     expect(human.code).toBe(1);
-    expect(lineAfter(human.stderr, "failed: sci-fi-props (standard)")).toBe(
-      `  hint: ${UNPAID}`,
-    );
+    expect(lineAfter(human.stderr, "failed: sci-fi-props (standard)")).toBe(`  hint: ${UNPAID}`);
     expect(human.stderr).not.toContain("Fix the cause of each failure");
 
     const dir = tempDir();
@@ -72,8 +70,7 @@ describe("packs sync: each failed item shows its own hint", () => {
     for (const doc of [JSON.parse(r.stdout), JSON.parse(readFileSync(report, "utf8"))] as Doc[]) {
       const failed = doc.items.filter((i) => i.status === "failed");
       expect(failed.map((i) => i.slug).sort()).toEqual(["low-poly-forest", "sci-fi-props"]);
-      for (const i of failed)
-        expect(i.error).toMatchObject({ code: "not_entitled", hint: UNPAID });
+      for (const i of failed) expect(i.error).toMatchObject({ code: "not_entitled", hint: UNPAID });
       const ok = doc.items.find((i) => i.status === "downloaded");
       expect(ok?.error).toBeNull();
     }
