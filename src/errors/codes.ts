@@ -8,7 +8,8 @@ import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
  * items or fails one item), and the generic hint, rendered for the command at hand so that it
  * names only commands and flags that exist, from the facts the thrower passes (`detail`: a path,
  * a file name). A thrower gives its own prose hint only where no row can know the situation;
- * test/errors/hint-source.test.ts lists those places.
+ * test/errors/site-hints.test.ts lists those places, each with its reason. The rows of one
+ * concept may live in a file of their own that this table imports (src/errors/archive-hints.ts).
  */
 
 /** What a hint may refer to: the command being run and the commander tree around it. */
