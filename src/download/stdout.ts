@@ -186,8 +186,17 @@ function keepTail(tail: Buffer, chunk: Buffer): Buffer {
   return joined.length > ZIP_TAIL ? joined.subarray(joined.length - ZIP_TAIL) : joined;
 }
 
+/**
+ * Resolves once `out` drains or closes; rejects with its error or with the signal's reason,
+ * also when the signal was aborted already (during the write that filled `out`: an abort
+ * listener added then would never fire).
+ */
 function drained(out: Writable, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const cleanup = (): void => {
       out.off("drain", onDrain);
       out.off("error", onError);
