@@ -162,6 +162,21 @@ function reportLink(what: string, d: HintDetail): string {
     : `The service's record of this item gives ${what} to download from; svc-dl refused it before any request. Report this to the service, naming the item and the address above.`;
 }
 
+/**
+ * The next step of a file-system failure (`no_space`, `permission_denied`, `write_failed`)
+ * while svc-dl was not downloading: `during: "extract"` (nothing was extracted, the ZIP is
+ * kept), `during: "cache"` (pruning the cache folder); undefined otherwise.
+ */
+function duringHint(d: HintDetail): string | undefined {
+  if (d.during === "extract") {
+    return "Nothing was extracted; fix the cause and run the same command again (the ZIP is kept).";
+  }
+  if (d.during === "cache") {
+    return "Make the cache writable, or point SVC_DL_CACHE_DIR at a directory you can write.";
+  }
+  return undefined;
+}
+
 /** The way round a refused cache: only `install` reads the cache, and only it has --no-cache. */
 function noCache(c: HintContext, d: HintDetail): string {
   if (c.has("--no-cache")) return ", or run with --no-cache";
@@ -536,24 +551,31 @@ export const CODES = {
       `Wait for the other run to finish${c.has("--wait-lock") ? " (or pass --wait-lock SECONDS to wait for it)" : ""}, or use another directory. A lock left by a crashed run expires by itself.`,
     true,
   ),
+  // `during`: what svc-dl was doing besides a download (see duringHint), for the three codes
+  // of a file-system failure
   no_space: local(
-    "Free some disk space and run the same command again; the partial data is kept.",
+    (_c, d) =>
+      duringHint(d) ??
+      "Free some disk space and run the same command again; the partial data is kept.",
     true,
   ),
-  permission_denied: local((c) =>
-    c.has("--output")
-      ? "Check the permissions of the output directory, or choose another with -o."
-      : "Check the permissions of the directory and of the files in it.",
+  permission_denied: local(
+    (c, d) =>
+      duringHint(d) ??
+      (c.has("--output")
+        ? "Check the permissions of the output directory, or choose another with -o."
+        : "Check the permissions of the directory and of the files in it."),
   ),
   // the part file changed under the download (`restart`): the next run starts it over
   // `inTheWay`: a file at `path`, where svc-dl's state folder goes
   write_failed: local(
     (_c, d) =>
-      d.restart
+      duringHint(d) ??
+      (d.restart
         ? "Run the same command again; svc-dl starts the file over."
         : d.inTheWay
           ? `Move ${d.path} away; svc-dl keeps its bookkeeping in that directory.`
-          : null,
+          : null),
     true,
   ),
   unsafe_output_path: local(

@@ -32,9 +32,5 @@ export function unsafeArchive(archive: string, problem: ArchiveProblem, cause?: 
  * done, e.g. `cannot write /dir/.svc-dl/extract-x.new/a.txt`.
  */
 export function extractFsError(what: string, err: unknown): FileSystemError {
-  return fsError(
-    what,
-    err,
-    "Nothing was extracted; fix the cause and run the same command again (the ZIP is kept).",
-  );
+  return fsError(what, err, { during: "extract" });
 }

@@ -33,17 +33,9 @@ const SITE_HINTS: Record<string, { count: number; why: string }> = {
     why: "a service code the table does not list takes the legacy_denied row's own hint (table text, chosen by the code the service sent)",
   },
   "src/commands/cache/locks.ts": { count: 1, why: USAGE },
-  "src/commands/cache/prune.run.ts": {
-    count: 1,
-    why: "one hint for whichever of no_space, permission_denied and write_failed pruning the cache hits; those rows speak of a download's directory",
-  },
   "src/commands/pack/get.run.ts": { count: 1, why: USAGE },
   "src/commands/shared/get-many.ts": { count: 3, why: `two: ${USAGE}; one: ${OUTCOME}` },
   "src/commands/shared/get-one.ts": { count: 1, why: USAGE },
-  "src/extract/errors.ts": {
-    count: 1,
-    why: "one hint for whichever of no_space, permission_denied and write_failed an extraction hits: nothing was extracted and the ZIP is kept, unlike those rows' downloads",
-  },
   "src/install/outcome.ts": { count: 1, why: OUTCOME },
   "src/install/run.ts": { count: 1, why: USAGE },
   "src/sync/report.ts": { count: 1, why: OUTCOME },
@@ -59,7 +51,7 @@ function tsFiles(dir: string): string[] {
 
 /**
  * Prose hints given where an error is made: a `hint` property in the arguments of
- * `new …Error(…)`, and a third argument of `fsError(what, err, hint)`.
+ * `new …Error(…)` (`fsError(what, err, detail)` takes facts only).
  */
 function siteHints(): Record<string, number> {
   const found: Record<string, number> = {};
@@ -83,13 +75,6 @@ function siteHints(): Record<string, number> {
       if (ts.isNewExpression(node) && /Error$/.test(node.expression.getText(source))) {
         for (const arg of node.arguments ?? []) hintsIn(arg);
         return; // an error made inside its arguments is counted by hintsIn
-      }
-      if (
-        ts.isCallExpression(node) &&
-        node.expression.getText(source) === "fsError" &&
-        node.arguments.length >= 3
-      ) {
-        count();
       }
       ts.forEachChild(node, visit);
     };

@@ -6,7 +6,7 @@ import { extractFsError } from "../../src/extract/errors.js";
 const errno = (code: string) => Object.assign(new Error(`${code}: failed`), { code });
 
 describe("extractFsError", () => {
-  it("maps the errno like every file-system error, with the extraction's own hint", () => {
+  it("maps the errno like every file-system error, with the table's extraction hint", () => {
     for (const [code, expected] of [
       ["ENOSPC", "no_space"],
       ["EDQUOT", "no_space"],
@@ -19,7 +19,8 @@ describe("extractFsError", () => {
       expect(err.code).toBe(expected);
       expect(err.code).toBe(fsError("x", errno(code)).code);
       expect(err.message).toBe(`cannot write a.txt: ${code}: failed`);
-      expect(err.siteHint).toContain("the ZIP is kept");
+      expect(err.siteHint).toBeUndefined(); // the table's row, from the facts
+      expect(err.hint).toContain("the ZIP is kept");
     }
   });
 

@@ -40,11 +40,7 @@ export async function runCachePrune(session: Session, opts: CachePruneOptions): 
     try {
       removed = removeCacheEntries(dir, doomed);
     } catch (err) {
-      throw fsError(
-        `cannot prune the cache ${dir}`,
-        err,
-        "Make the cache writable, or point SVC_DL_CACHE_DIR at a directory you can write.",
-      );
+      throw fsError(`cannot prune the cache ${dir}`, err, { during: "cache" });
     }
   }
   const freed = removed.reduce((sum, e) => sum + e.size, 0);
