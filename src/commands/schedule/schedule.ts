@@ -35,6 +35,9 @@ ${examples(
 export function scheduleCommand(open: OpenSession): Command {
   return new Command("schedule")
     .description("print (or write) a systemd timer or a crontab line that runs packs sync DIR")
+    .usage(
+      "(--systemd | --cron) [DIR] [--every DURATION] [--at HH:MM] [--write] [-- SYNC-FLAGS...]",
+    )
     .argument("[dir]", "directory to keep in sync (default .)")
     .argument("[sync-flags...]", "after --: flags for packs sync, passed as they are")
     .addOption(new Option("--systemd", "a systemd user service and timer").conflicts("cron"))

@@ -82,6 +82,7 @@ describe("svc-dl schedule refuses bad input with exit 2 and says what to give", 
     const r = await schedule(scheduleHome(), ["--help"]);
     expect(r.code).toBe(0);
     for (const text of [
+      "Usage: svc-dl schedule (--systemd | --cron) [DIR] [--every DURATION] [--at HH:MM] [--write] [-- SYNC-FLAGS...]",
       "--systemd",
       "--cron",
       "--every <duration>",
