@@ -135,6 +135,8 @@ export const SyncResultSchema = z.strictObject({
     pruned: z.optional(count),
     kept_modified: z.optional(count),
     deferred: z.optional(count),
+    /** A run stopped part-way (interrupt, full disk): planned pack files not started. */
+    not_started: z.optional(count),
   }),
 });
 /** `packs sync --json` without its run end (see {@link SyncResultSchema}). */

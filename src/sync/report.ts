@@ -30,10 +30,18 @@ export function itemOutcomeLine(result: SyncItemResult): string | undefined {
   return undefined;
 }
 
-/** The closing line of a run (or dry run). */
-export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
+/**
+ * The closing line of a run (or dry run). `progress`, for a run stopped part-way (interrupt,
+ * full disk): the pack files planned and started, so that the line counts those stopped
+ * part-way and those not started.
+ */
+export function summaryLine(
+  doc: SyncDocument,
+  dryRun: boolean,
+  progress?: { planned: number; started: number },
+): string {
   const counts = countBy(doc.items);
-  const files = doc.items.length;
+  const files = Math.max(doc.items.length, progress?.planned ?? 0);
   if (dryRun) {
     const fetch = wouldFetch(doc.items);
     const maybe = wouldTryAuthoring(doc.items).length;
@@ -52,6 +60,14 @@ export function summaryLine(doc: SyncDocument, dryRun: boolean): string {
   if (counts.unavailable > 0) parts.push(`${counts.unavailable} without an authoring edition`);
   parts.push(`${doc.summary.failed} failed`);
   if (doc.summary.deferred) parts.push(`${doc.summary.deferred} deferred to the next run`);
+  if (progress) {
+    // an item skipped as complete is settled without being started
+    const started = Math.max(progress.started, doc.items.length);
+    const stopped = started - doc.items.length;
+    if (stopped > 0) parts.push(`${stopped} stopped part-way (partial data kept)`);
+    const notStarted = progress.planned - started;
+    if (notStarted > 0) parts.push(`${notStarted} not started`);
+  }
   if (counts.adopted > 0) parts.push(`${counts.adopted} adopted`);
   if (counts.repaired > 0) parts.push(`${counts.repaired} repaired`);
   const moved = doc.items

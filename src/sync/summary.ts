@@ -25,14 +25,16 @@ export function summarize(
 /**
  * The `packs sync --json` document over `items`, for a complete run and one stopped part-way
  * alike: {@link summarize}'s counts, `filtered` (packs the selection left out), the prune
- * statuses' counts (`not_owned`, `pruned`…), and with `--max-duration` (`deadline`) `deferred`.
+ * statuses' counts (`not_owned`, `pruned`…), with `--max-duration` (`deadline`) `deferred`,
+ * and for a run stopped part-way (`notStarted` above 0) `not_started`.
  */
 export function syncDocument(
   dir: string,
   items: SyncItemResult[],
-  facts: { filtered: number; deadline: boolean },
+  facts: { filtered: number; deadline: boolean; notStarted?: number },
 ): SyncDocument {
   const deferred = items.filter((i) => i.status === "deferred").length;
+  const notStarted = facts.notStarted ?? 0;
   return {
     dir,
     items,
@@ -41,6 +43,7 @@ export function syncDocument(
       filtered: facts.filtered,
       ...pruneCounts(items),
       ...(facts.deadline ? { deferred } : {}),
+      ...(notStarted > 0 ? { not_started: notStarted } : {}),
     },
   };
 }

@@ -128,6 +128,46 @@ describe("not_entitled says what is really wrong", () => {
   });
 });
 
+describe("a sync stopped part-way", () => {
+  /** A run whose first retry wait interrupts it, as Ctrl-C or SIGTERM would, mid-download. */
+  async function stoppedSync(args: string[]) {
+    let stop = () => {};
+    const waits = {
+      now: () => Date.now(),
+      sleep: async (_ms: number, signal?: AbortSignal) => {
+        stop();
+        if (signal?.aborted) throw signal.reason;
+      },
+    };
+    shared.mock.set({ faults: { serverError: { count: 100, origin: "cdn" } } });
+    return runCli(["packs", "sync", tempDir(), ...args], {
+      env: shared.env(),
+      waits,
+      onStart: (interrupt) => {
+        stop = interrupt;
+      },
+    });
+  }
+
+  it("counts the pack files done, the one stopped and those not started", async () => {
+    const r = await stoppedSync([]);
+    expect(r.code).toBe(130);
+    const planned = Number(/(\d+) pack files \(edition standard\) to keep/.exec(r.stderr)?.[1]);
+    expect(planned).toBeGreaterThan(2);
+    expect(r.stderr).toContain(
+      `: ${planned} pack files, 0 downloaded, 0 up to date, 0 failed, 1 stopped part-way (partial data kept), ${planned - 1} not started`,
+    );
+  });
+
+  it("--json: the summary counts the pack files not started", async () => {
+    const r = await stoppedSync(["--json"]);
+    expect(r.code).toBe(130);
+    const doc = JSON.parse(r.stdout) as { complete: boolean; summary: { not_started?: number } };
+    expect(doc.complete).toBe(false);
+    expect(doc.summary.not_started).toBeGreaterThan(1);
+  });
+});
+
 describe("auth status", () => {
   it("--json shows the key preview ending in …, as the human output does", async () => {
     const r = await runCli(["--json", "auth", "status"], { env: shared.env() });

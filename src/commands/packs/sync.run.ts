@@ -66,11 +66,19 @@ async function syncInto(
   const { globals, reporter } = session;
   const dryRun = opts.dryRun === true;
   let filtered = 0;
+  // pack files planned and started: a stop part-way counts those it did not reach
+  let planned = 0;
+  let started = 0;
   const deadline = session.deadline !== undefined;
   // a stop part-way reports the sync's own document and closing line
   run.describe({
-    document: (items: SyncItemResult[]) => syncDocument(dir, items, { filtered, deadline }),
-    summaryLine: (doc) => report.summaryLine(doc, dryRun),
+    document: (items: SyncItemResult[]) =>
+      syncDocument(dir, items, {
+        filtered,
+        deadline,
+        notStarted: planned - Math.max(started, items.length),
+      }),
+    summaryLine: (doc) => report.summaryLine(doc, dryRun, { planned, started }),
   });
   const { http: client, signal } = await session.services();
   const progress = await session.progress();
@@ -103,6 +111,7 @@ async function syncInto(
     progress,
     {
       planned: (plan, kept) => {
+        planned = plan.length;
         run.begin();
         const packs = owned ?? kept;
         reporter.info(
@@ -110,6 +119,7 @@ async function syncInto(
         );
       },
       itemStarted: (item, position, count) => {
+        started = position;
         reporter.info(report.itemStartLine(item, position, count));
       },
       itemFinished: (result) => {
