@@ -80,7 +80,10 @@ export class SvcError extends Error {
   withDetail(extra: HintDetail): this {
     const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
     const detail = { ...this.detail, ...extra };
+    // message and stack are not enumerable: Object.assign would leave them out
     Object.assign(copy, this, {
+      message: this.message,
+      stack: this.stack,
       detail,
       hint: this.siteHint ?? renderHint(this.code, NO_COMMAND, detail) ?? undefined,
     });

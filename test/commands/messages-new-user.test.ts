@@ -85,6 +85,7 @@ describe("not_entitled says what is really wrong", () => {
     expect(error.code).toBe("not_entitled");
     expect(error.hint).toMatch(/^`svc-dl packs list` lists this pack, .*not paid/);
     expect(error.hint).toContain("`svc-dl api orders`");
+    expect(error.message).toContain("medieval-village");
     expect(error.hint).not.toContain("shows the packs you own");
     const orders = await runCli(["api", "orders"], { env: shared.env() });
     expect(orders.code).toBe(0);
