@@ -2,6 +2,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from "node:f
 import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import { BackgroundSync, type DurableFs, SYNC_EVERY_BYTES } from "../io/durable.js";
+import { spaceFacts } from "../io/free-space.js";
 import { followFile, type ReadBack, type ReadBackConsumer } from "./read-back.js";
 
 /** How a {@link HashingFileWriter} batches its writes. */
@@ -247,7 +248,7 @@ function openSink(
           done += n;
         }
       } catch (err) {
-        throw fsError(`cannot write ${path}`, err);
+        throw fsError(`cannot write ${path}`, err, spaceFacts(err, path, sink.position));
       }
       sink.position += length;
       sync.wrote(sink.position);

@@ -1,3 +1,4 @@
+import { formatBytes } from "../io/progress-format.js";
 import { archiveHint } from "./archive-hints.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 
@@ -556,7 +557,9 @@ export const CODES = {
   no_space: local(
     (_c, d) =>
       duringHint(d) ??
-      "Free some disk space and run the same command again; the partial data is kept.",
+      (typeof d.free === "number" && typeof d.written === "number"
+        ? `The disk had ${formatBytes(d.free)} free after ${formatBytes(d.written)} of the file were written: free at least the rest of its size and run the same command again; the partial data is kept.`
+        : "Free some disk space and run the same command again; the partial data is kept."),
     true,
   ),
   permission_denied: local(
