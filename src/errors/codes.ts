@@ -1,4 +1,3 @@
-import { formatBytes } from "../io/progress-format.js";
 import { archiveHint } from "./archive-hints.js";
 import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
 
@@ -182,6 +181,17 @@ function duringHint(d: HintDetail): string | undefined {
 function noCache(c: HintContext, d: HintDetail): string {
   if (c.has("--no-cache")) return ", or run with --no-cache";
   return d.doing === "check" && c.exists("install") ? ", or run install with --no-cache" : "";
+}
+
+/**
+ * What a full disk's facts say (`free`: the bytes free, `written`: the file's bytes written, or
+ * absent when none were; both as shown, `4.0 KiB`), as ` (the disk had …)`, or "".
+ */
+function roomLeft(d: HintDetail): string {
+  if (typeof d.free !== "string") return "";
+  const when =
+    typeof d.written === "string" ? `after ${d.written} of the file` : "before any of the file";
+  return ` (the disk had ${d.free} free ${when} was written)`;
 }
 
 function capitalise(s: string): string {
@@ -557,9 +567,7 @@ export const CODES = {
   no_space: local(
     (_c, d) =>
       duringHint(d) ??
-      (typeof d.free === "number" && typeof d.written === "number"
-        ? `The disk had ${formatBytes(d.free)} free after ${formatBytes(d.written)} of the file were written: free at least the rest of its size and run the same command again; the partial data is kept.`
-        : "Free some disk space and run the same command again; the partial data is kept."),
+      `Free some disk space and run the same command again; the partial data is kept${roomLeft(d)}.`,
     true,
   ),
   permission_denied: local(

@@ -9,16 +9,19 @@ describe("a full disk's facts", () => {
 
   it("the free bytes of the file system and the bytes written, for ENOSPC only", () => {
     const facts = spaceFacts(enospc, join(tmpdir(), "x.part"), 3000);
-    expect(facts?.written).toBe(3000);
-    expect(typeof facts?.free).toBe("number");
+    expect(facts?.written).toBe("2.9 KiB");
+    expect(facts?.free).toMatch(/^\d[\d.]* (B|KiB|MiB|GiB|TiB)$/);
     const eio = Object.assign(new Error("i/o"), { code: "EIO" });
     expect(spaceFacts(eio, join(tmpdir(), "x.part"), 3000)).toBeUndefined();
   });
 
   it("the no_space hint names them", () => {
-    expect(renderHint("no_space", NO_COMMAND, { free: 4096, written: 1536 })).toBe(
-      "The disk had 4.0 KiB free after 1.5 KiB of the file were written: free at least the rest of its size and run the same command again; the partial data is kept.",
+    expect(renderHint("no_space", NO_COMMAND, { free: "4.0 KiB", written: "1.5 KiB" })).toBe(
+      "Free some disk space and run the same command again; the partial data is kept (the disk had 4.0 KiB free after 1.5 KiB of the file was written).",
     );
-    expect(renderHint("no_space", NO_COMMAND, {})).toMatch(/^Free some disk space/);
+    expect(renderHint("no_space", NO_COMMAND, { free: "0 B" })).toMatch(
+      /\(the disk had 0 B free before any of the file was written\)\.$/,
+    );
+    expect(renderHint("no_space", NO_COMMAND, {})).toMatch(/the partial data is kept\.$/);
   });
 });

@@ -52,13 +52,19 @@ describe("a run stopped part-way reports the command's own summary", () => {
     const doc = await stoppedDoc(["packs", "sync", dir], report);
     expect(Object.keys(doc)).toEqual(["dir", "items", "summary", "complete", "error"]);
     expect(doc.dir).toBe(dir);
-    expect(doc.summary).toEqual({ downloaded: 2, up_to_date: 0, failed: 0, filtered: 0 });
+    expect(doc.summary).toEqual({
+      downloaded: 2,
+      up_to_date: 0,
+      failed: 0,
+      filtered: 0,
+      not_started: expect.any(Number),
+    });
 
     mock.set({ limits: { download: { quota: 1, windowSeconds: 3600 } } });
     const human = await runCli(["--max-wait", "0", "packs", "sync", tempDir()], { env: env() });
     expect(human.code).toBe(6);
     const summary = human.stderr.search(
-      /\d\d:\d\d:\d\d sync of .*: 1 pack file, 1 downloaded, 0 up to date, 0 failed/,
+      /\d\d:\d\d:\d\d sync of .*: \d+ pack files, 1 downloaded, 0 up to date, 0 failed, .*\d+ not started/,
     );
     expect(summary).toBeGreaterThan(0);
     expect(human.stderr.indexOf("error: ")).toBeGreaterThan(summary);

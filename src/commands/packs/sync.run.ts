@@ -56,6 +56,37 @@ export async function runPacksSync(
   });
 }
 
+/** What a sync knows of its items as it goes: left out, planned, started (pack files). */
+interface SyncTally {
+  filtered: number;
+  planned: number;
+  started: number;
+}
+
+/**
+ * Gives `run` the sync's own document and closing line for a stop part-way (interrupt, full
+ * disk), counting the pack files planned but not reached from the returned tally, which the
+ * caller keeps up to date.
+ */
+function describeStop(
+  run: RunRecorder,
+  dir: string,
+  dryRun: boolean,
+  deadline: boolean,
+): SyncTally {
+  const tally: SyncTally = { filtered: 0, planned: 0, started: 0 };
+  run.describe({
+    document: (items: SyncItemResult[]) =>
+      syncDocument(dir, items, {
+        filtered: tally.filtered,
+        deadline,
+        notStarted: tally.planned - Math.max(tally.started, items.length),
+      }),
+    summaryLine: (doc) => report.summaryLine(doc, dryRun, tally),
+  });
+  return tally;
+}
+
 /** The body of {@link runPacksSync}: the run itself, feeding `run` with each settled item. */
 async function syncInto(
   session: Session,
@@ -65,21 +96,7 @@ async function syncInto(
 ): Promise<void> {
   const { globals, reporter } = session;
   const dryRun = opts.dryRun === true;
-  let filtered = 0;
-  // pack files planned and started: a stop part-way counts those it did not reach
-  let planned = 0;
-  let started = 0;
-  const deadline = session.deadline !== undefined;
-  // a stop part-way reports the sync's own document and closing line
-  run.describe({
-    document: (items: SyncItemResult[]) =>
-      syncDocument(dir, items, {
-        filtered,
-        deadline,
-        notStarted: planned - Math.max(started, items.length),
-      }),
-    summaryLine: (doc) => report.summaryLine(doc, dryRun, { planned, started }),
-  });
+  const tally = describeStop(run, dir, dryRun, session.deadline !== undefined);
   const { http: client, signal } = await session.services();
   const progress = await session.progress();
   /** Packs owned before the selection (the observer's `planned` counts the packs taken). */
@@ -111,7 +128,7 @@ async function syncInto(
     progress,
     {
       planned: (plan, kept) => {
-        planned = plan.length;
+        tally.planned = plan.length;
         run.begin();
         const packs = owned ?? kept;
         reporter.info(
@@ -119,7 +136,7 @@ async function syncInto(
         );
       },
       itemStarted: (item, position, count) => {
-        started = position;
+        tally.started = position;
         reporter.info(report.itemStartLine(item, position, count));
       },
       itemFinished: (result) => {
@@ -131,7 +148,7 @@ async function syncInto(
       pruneRefused: (line) => reporter.warn("prune_refused", line),
       selected: (selection) => {
         owned = selection.kept.length + selection.left.length;
-        filtered = selection.left.length;
+        tally.filtered = selection.left.length;
         for (const line of selection.warnings) reporter.warn("selection_matches_nothing", line);
         if (selection.left.length > 0) {
           const kept = selection.kept.length;
