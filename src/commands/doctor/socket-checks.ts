@@ -79,8 +79,8 @@ export async function tcpCheck(
   const { host, port } = endpointOf(hop.url);
   const what = viaProxy ? "the proxy" : "the service";
   const started = performance.now();
+  const timeoutMs = Math.min(IDLE_TIMEOUT_MS, budget.remainingMs());
   try {
-    const timeoutMs = Math.min(IDLE_TIMEOUT_MS, budget.remainingMs());
     const socket = await probeConnect({ host, port, tls: false, timeoutMs });
     const remote = `${socket.remoteAddress ?? host}:${socket.remotePort ?? port}`;
     socket.destroy();
@@ -91,7 +91,8 @@ export async function tcpCheck(
     const refused = code === "ECONNREFUSED";
     const why = refused
       ? "refused the connection"
-      : code === "UND_ERR_CONNECT_TIMEOUT" && budget.spent()
+      : // the budget set the limit (see tls-check.ts: its timer may fire before spent() is true)
+        code === "UND_ERR_CONNECT_TIMEOUT" && (budget.spent() || timeoutMs < IDLE_TIMEOUT_MS)
         ? budget.ranOut()
         : UNREACHABLE.has(code)
           ? "cannot be reached (no answer, or no route)"

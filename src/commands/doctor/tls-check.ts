@@ -182,7 +182,10 @@ function handshakeFailure(err: unknown, p: TlsProbe): DoctorCheck {
   const message = err instanceof Error ? err.message : String(err);
   const code = String((err as { code?: unknown }).code ?? "");
   const kind = classifyNetworkError(err);
-  if (kind === "timeout" && p.budget.spent()) {
+  // the handshake's only time limit is what was left of the budget, so its timeout is the budget
+  // running out, even when the timer fired before performance.now() reached the end (a timer
+  // counts from the event loop's cached time, stale after synchronous work such as loading CAs)
+  if (kind === "timeout") {
     const through = p.proxy ? " (through the proxy's tunnel)" : "";
     return {
       name: "tls",
