@@ -1,3 +1,4 @@
+import { Readable, Writable } from "node:stream";
 import { type Command, CommanderError } from "commander";
 import { verboseVersion } from "./build-info.js";
 import type { Context } from "./context.js";
@@ -36,6 +37,7 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
       commanderMessage += message;
     },
     wantsVerbose(argv) ? verboseVersion(ctx.version).trimEnd() : ctx.version,
+    (words) => argvProblem(ctx, words),
   );
   if (argv[0] === "help" && argv.length === 2 && argv[1] !== undefined) {
     const topic = helpTopic(argv[1]);
@@ -79,6 +81,47 @@ export async function main(argv: readonly string[], ctx: Context): Promise<numbe
     await session?.close();
     ctx.ended?.();
   }
+}
+
+/** Thrown where a checked command line would start its command: see {@link argvProblem}. */
+class CommandWouldStart extends Error {}
+
+/**
+ * What is wrong with `argv` (the words after `svc-dl`) as a command line, found without running
+ * it: commander's parse of the whole tree (an unknown command or option, a missing or invalid
+ * option value, a value not among an option's choices) and the checks made before any command
+ * runs (`--max-duration`). Resolves the line `main` would print for it (without `svc-dl:` and
+ * the code), or undefined when the command would start. Prints nothing; makes no request.
+ * Help and `--version` count as problems: they print instead of running the command.
+ */
+export async function argvProblem(
+  ctx: Context,
+  argv: readonly string[],
+): Promise<string | undefined> {
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const io = { ...ctx.io, stdout: discard, stderr: discard, stdin: Readable.from([]) };
+  let commanderMessage = "";
+  const program = buildProgram(
+    { ...ctx, io },
+    () => {
+      throw new CommandWouldStart();
+    },
+    (message) => {
+      commanderMessage += message;
+    },
+  );
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (thrown) {
+    if (thrown instanceof CommandWouldStart) return undefined;
+    if (thrown instanceof CommanderError) {
+      if (HELP_CODES.has(thrown.code)) return "--help and --version print instead of running";
+      return commanderLine(commanderMessage || thrown.message, pathOf(commandAt(program, argv)));
+    }
+    if (thrown instanceof UsageError) return thrown.message;
+    throw thrown;
+  }
+  return undefined;
 }
 
 /** Whether `--verbose`/`-v` is among the words (what `--version` prints depends on it). */

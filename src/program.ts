@@ -5,7 +5,12 @@ import { assetsCommand } from "./commands/assets/index.js";
 import { authCommand } from "./commands/auth/index.js";
 import { whoamiCommand } from "./commands/auth/whoami.js";
 import { cacheCommand } from "./commands/cache/index.js";
-import { examples, type OpenSession, parseWholeNumber } from "./commands/command-kit.js";
+import {
+  type ArgvCheck,
+  examples,
+  type OpenSession,
+  parseWholeNumber,
+} from "./commands/command-kit.js";
 import { completionCommand } from "./commands/completion/completion.js";
 import { configCommand } from "./commands/config/index.js";
 import { doctorCommand } from "./commands/doctor/doctor.js";
@@ -144,7 +149,7 @@ More: \`svc-dl help exit-codes\` (every error code), \`svc-dl help environment\`
  * the verbs) or per top-level verb. Each builder imports only commander and command-kit; the
  * command's run module is loaded by its action.
  */
-const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
+const COMMANDS: readonly ((open: OpenSession, checkArgv: ArgvCheck) => Command)[] = [
   authCommand,
   whoamiCommand,
   configCommand,
@@ -167,13 +172,16 @@ const COMMANDS: readonly ((open: OpenSession) => Command)[] = [
  * modules load their heavy dependencies (undici, zod, conf) only when run, so `--help` and
  * `--version` stay fast. `onSession` receives the session and its command once a command runs;
  * `onCommanderError` receives commander's own error text (bad flags, missing arguments).
- * `versionText` is what `--version` prints (default: the version alone).
+ * `versionText` is what `--version` prints (default: the version alone). `checkArgv` checks a
+ * command line without running it (`svc-dl schedule` checks the flags it writes into a
+ * schedule); by default every command line passes.
  */
 export function buildProgram(
   ctx: Context,
   onSession: (session: Session, cmd: Command) => void,
   onCommanderError: (message: string) => void,
   versionText: string = ctx.version,
+  checkArgv: ArgvCheck = async () => undefined,
 ): Command {
   const open: OpenSession = (cmd) => {
     const session = new Session(ctx, globalsFrom(cmd));
@@ -197,7 +205,7 @@ export function buildProgram(
         await checkMaxDuration(action);
       }),
   ).addHelpText("after", PROGRAM_HELP);
-  for (const command of COMMANDS) program.addCommand(command(open));
+  for (const command of COMMANDS) program.addCommand(command(open, checkArgv));
   applySettings(program, ctx, onCommanderError);
   return program;
 }

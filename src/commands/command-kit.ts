@@ -4,6 +4,13 @@ import type { Session } from "../session.js";
 /** Builds the session of a run from the options of the command being run. */
 export type OpenSession = (cmd: Command) => Session;
 
+/**
+ * Checks words after `svc-dl` as a command line without running it (src/cli.ts `argvProblem`):
+ * resolves the one-line message a run would fail with before starting (an unknown option, a
+ * missing or invalid value), or undefined when the command would start.
+ */
+export type ArgvCheck = (argv: readonly string[]) => Promise<string | undefined>;
+
 /** Parses a whole number ≥ 0 for a flag; commander reports the failure as a usage error. */
 export function parseWholeNumber(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number");

@@ -478,6 +478,9 @@ export const CODES = {
       : "Run `svc-dl config list` to see the settable keys.",
   ),
   invalid_schedule: usage((c, d) => {
+    if (d.syncFlags) {
+      return "The words after -- go to `svc-dl packs sync DIR` as they are: correct them as the message says (`svc-dl packs sync --help` lists its flags), or try them with `svc-dl packs sync DIR --dry-run` first.";
+    }
     if (!c.has("--every")) return "See `svc-dl schedule --help`.";
     return d.cronWrite
       ? "A crontab is yours: svc-dl prints the line and leaves the editing to you. Add it with `crontab -e`, or append it with `(crontab -l; svc-dl schedule --cron DIR) | crontab -`."

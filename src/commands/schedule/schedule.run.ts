@@ -19,6 +19,7 @@ import { systemdUnits } from "../../schedule/systemd.js";
 import { parseTiming } from "../../schedule/timing.js";
 import { type WrittenFile, writeScheduleFiles } from "../../schedule/write-units.js";
 import type { Session } from "../../session.js";
+import type { ArgvCheck } from "../command-kit.js";
 
 /** The options of `svc-dl schedule` as commander parses them. */
 export interface ScheduleOptions {
@@ -34,6 +35,8 @@ export interface ScheduleOptions {
 export interface ScheduleRunOptions extends ScheduleOptions {
   dir?: string;
   flags: readonly string[];
+  /** Checks the scheduled `packs sync` command line without running it (src/cli.ts). */
+  checkArgv?: ArgvCheck;
 }
 
 /**
@@ -41,6 +44,8 @@ export interface ScheduleRunOptions extends ScheduleOptions {
  * units or the crontab line that run `packs sync DIR` on a schedule, or with `--systemd
  * --write` writes the units (schedule/write-units.ts). stdout carries the units or the line
  * (with `--json` one document: `{"kind","name","files"|"line",…}`); stderr the next steps.
+ * The words after `--` are checked as `packs sync DIR WORDS` would parse them: a schedule
+ * that would fail at every run is refused (exit 2 `invalid_schedule`).
  * Throws UsageError `invalid_schedule` / `unsafe_schedule_argument` (exit 2), FileSystemError
  * `unsafe_key_file`, `foreign_schedule_file`, `unsafe_output_path` and write failures (exit 8).
  */
@@ -80,6 +85,13 @@ async function makePlan(
   }
   const dir = resolve(ctx.cwd, opts.dir ?? ".");
   const timing = parseTiming(opts.every, opts.at, dir);
+  const problem = await opts.checkArgv?.(["packs", "sync", dir, ...opts.flags]);
+  if (problem !== undefined) {
+    throw new UsageError(`the words after -- would fail every scheduled run: ${problem}`, {
+      code: "invalid_schedule",
+      detail: { syncFlags: true },
+    });
+  }
   const keyFile = resolve(ctx.cwd, opts.keyFile ?? defaultKeyFile(ctx.env));
   if (!checkKeyFile(keyFile)) {
     notes.push(

@@ -1,12 +1,13 @@
 import { Command, Option } from "commander";
-import { examples, type OpenSession } from "../command-kit.js";
+import { type ArgvCheck, examples, type OpenSession } from "../command-kit.js";
 import type { ScheduleOptions } from "./schedule.run.js";
 
 /** The help after the options: what is printed and written, and why. */
 const SCHEDULE_HELP = `
 Prints what runs \`svc-dl packs sync DIR\` (DIR default .) on a schedule, by the absolute paths
 of this node and this svc-dl; words after -- are passed to packs sync as they are (spaces,
-quotes, % and $ kept; a newline or other control character is refused).
+quotes, % and $ kept; a newline or other control character is refused), once they parse as
+packs sync flags (an unknown flag or a bad value is refused: exit 2).
 
 --systemd: a user service and timer (Persistent=true: a run missed while the machine was off
 happens at the next start; RandomizedDelaySec= spreads the service's clients; exit 10, a
@@ -31,8 +32,11 @@ ${examples(
   "(crontab -l; svc-dl schedule --cron ~/assets --at 02:30) | crontab -",
 )}`;
 
-/** Builds `svc-dl schedule`; its run function (schedule.run.ts) is loaded when it runs. */
-export function scheduleCommand(open: OpenSession): Command {
+/**
+ * Builds `svc-dl schedule`; its run function (schedule.run.ts) is loaded when it runs.
+ * `checkArgv` checks the scheduled command line before anything is printed or written.
+ */
+export function scheduleCommand(open: OpenSession, checkArgv: ArgvCheck): Command {
   return new Command("schedule")
     .description("print (or write) a systemd timer or a crontab line that runs packs sync DIR")
     .usage(
@@ -53,7 +57,12 @@ export function scheduleCommand(open: OpenSession): Command {
     .action(
       async (dir: string | undefined, flags: string[], opts: ScheduleOptions, cmd: Command) => {
         const { runSchedule } = await import("./schedule.run.js");
-        await runSchedule(open(cmd), { ...opts, ...(dir !== undefined ? { dir } : {}), flags });
+        await runSchedule(open(cmd), {
+          ...opts,
+          ...(dir !== undefined ? { dir } : {}),
+          flags,
+          checkArgv,
+        });
       },
     );
 }

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { errorOf, schedule, scheduleHome } from "./helpers.js";
 
@@ -27,6 +28,37 @@ describe("svc-dl schedule refuses bad input with exit 2 and says what to give", 
       "invalid_schedule",
       "looks like a flag",
     ],
+    [
+      "a flag packs sync does not have",
+      ["--cron", "/srv/a", "--", "--bogus"],
+      "invalid_schedule",
+      "unknown option '--bogus'",
+    ],
+    [
+      "an edition packs sync does not know",
+      ["--systemd", "/srv/a", "--", "--edition", "some"],
+      "invalid_schedule",
+      "'some' is invalid",
+    ],
+    [
+      "a flag without its value",
+      ["--cron", "/srv/a", "--", "--edition", "all", "--include"],
+      "invalid_schedule",
+      "'--include <glob>' argument missing",
+    ],
+    [
+      "a --max-duration that is no duration",
+      ["--cron", "/srv/a", "--", "--max-duration", "soon"],
+      "invalid_schedule",
+      '--max-duration: "soon"',
+    ],
+    [
+      "a --max-delete that is no number",
+      ["--systemd", "/srv/a", "--", "--prune", "--max-delete", "-3"],
+      "invalid_schedule",
+      "--max-delete",
+    ],
+    ["--help after --", ["--cron", "/srv/a", "--", "--help"], "invalid_schedule", "--help"],
     [
       "a newline in a flag",
       ["--cron", "/srv/a", "--", "--include", "a\nb"],
@@ -70,6 +102,18 @@ describe("svc-dl schedule refuses bad input with exit 2 and says what to give", 
       expect(error.hint).not.toBeNull();
     });
   }
+
+  it("flags after -- that packs sync refuses: the hint says where they go and how to try them", async () => {
+    const home = scheduleHome();
+    const r = await schedule(home, ["--json", "--systemd", "/srv/a", "--write", "--", "--bogus"]);
+    expect(r.code, r.stderr).toBe(2);
+    const error = errorOf(r) as { code: string; message: string; hint: string };
+    expect(error.message).toBe(
+      "the words after -- would fail every scheduled run: unknown option '--bogus'",
+    );
+    expect(error.hint).toContain("`svc-dl packs sync --help`");
+    expect(existsSync(home.unitDir)).toBe(false);
+  });
 
   it("--systemd and --cron together", async () => {
     const r = await schedule(scheduleHome(), ["--systemd", "--cron"]);
