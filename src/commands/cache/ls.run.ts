@@ -2,6 +2,7 @@ import { ContentCache } from "../../cache/cache.js";
 import { type CacheEntry, listCacheEntries } from "../../cache/entries.js";
 import { cacheDirFrom } from "../../cache/location.js";
 import type { CacheLsDocument } from "../../documents/commands.js";
+import { counted } from "../../io/plural.js";
 import { formatBytes } from "../../io/progress-format.js";
 import { renderTable } from "../../io/table.js";
 import type { Session } from "../../session.js";
@@ -55,8 +56,9 @@ export async function runCacheLs(session: Session, opts: CacheLsOptions): Promis
       ),
     );
   }
-  const plural = entries.length === 1 ? "" : "s";
-  session.reporter.info(`${entries.length} cached file${plural}, ${formatBytes(total)}, in ${dir}`);
+  session.reporter.info(
+    `${counted(entries.length, "cached file")}, ${formatBytes(total)}, in ${dir}`,
+  );
 }
 
 /** The paths of the given locks that name `entry`. */

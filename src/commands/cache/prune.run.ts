@@ -3,6 +3,7 @@ import { type CacheEntry, listCacheEntries, removeCacheEntries } from "../../cac
 import { cacheDirFrom } from "../../cache/location.js";
 import type { CachePruneDocument } from "../../documents/commands.js";
 import { fsError } from "../../errors/fs-error.js";
+import { counted } from "../../io/plural.js";
 import { formatBytes } from "../../io/progress-format.js";
 import type { Session } from "../../session.js";
 import { readGivenLocks } from "./locks.js";
@@ -61,8 +62,7 @@ export async function runCachePrune(session: Session, opts: CachePruneOptions): 
   }
   const verb = opts.dryRun ? "would remove" : "removed";
   for (const e of removed) session.reporter.info(`${verb} ${e.sha256} (${formatBytes(e.size)})`);
-  const plural = removed.length === 1 ? "" : "s";
   session.reporter.info(
-    `${verb} ${removed.length} cached file${plural} (${formatBytes(freed)}) from ${dir}; kept ${kept}`,
+    `${verb} ${counted(removed.length, "cached file")} (${formatBytes(freed)}) from ${dir}; kept ${kept}`,
   );
 }
