@@ -100,9 +100,9 @@ export function classifyNetworkError(err: unknown): NetworkFailureKind {
 }
 
 /**
- * undici's refusal of an answer it cannot place (`bad response`): a `100 Continue` the request
- * did not ask for (undici 7 refuses it, though RFC 9110 §15.2 says a client skips it), or an
- * answer before any request. A server fault, repeated on every try.
+ * undici's refusal of an answer it cannot place (`bad response`): an answer before any request,
+ * or an interim `100 Continue` that src/http/interim-answers.ts did not remove (a malformed
+ * one, or on a dispatcher given by the caller). A server fault, repeated on every try.
  */
 function isUndiciBadResponse(err: unknown): boolean {
   return (
@@ -208,7 +208,7 @@ export function isRetryableNetworkError(err: NetworkError): boolean {
 
 function describe(err: unknown): string {
   if (isUndiciBadResponse(err)) {
-    return "an answer undici cannot place (a 100 Continue the request did not ask for, or an answer to no request)";
+    return "an answer undici cannot place (an answer to no request, or a malformed 100 Continue)";
   }
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code;

@@ -10,8 +10,9 @@ import {
 /**
  * Sends one request through `dispatcher` with undici's handler API (`dispatch()`), no
  * redirects or retries. Resolves when the final response head has arrived (interim 1xx answers
- * skipped, at most `MAX_INTERIM_ANSWERS` of them; undici itself refuses an unasked-for
- * `100 Continue` as a `bad response`); rejects with undici's
+ * skipped, at most `MAX_INTERIM_ANSWERS` of them: the run's own connections never show undici
+ * one, src/http/interim-answers.ts removes them first; a dispatcher given by the caller may);
+ * rejects with undici's
  * error (connection, TLS, DNS, timeout, bad framing) if it fails before that. An abort of
  * `signal` aborts the request or the body transfer with the signal's reason.
  */

@@ -1,7 +1,8 @@
 import type { LookupFunction } from "node:net";
 import { resolve } from "node:path";
-import { Agent, type Dispatcher, Pool, ProxyAgent } from "undici";
+import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
+import { skippingInterimAnswers } from "./interim-answers.js";
 import { ProxyRouter, type ProxySettings, proxyFor } from "./proxy-route.js";
 import { tunnelClientFactory } from "./proxy-tunnel.js";
 import { type TlsTrust, tlsTrust } from "./tls-trust.js";
@@ -90,8 +91,9 @@ export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
  * proxy {@link proxyFor} picks when one is set (`NO_PROXY` honoured, CIDR blocks included; https
  * through a `CONNECT` tunnel, so the proxy never sees the key; plain http only through a
  * loopback proxy), the run's {@link TlsTrust} for TLS connections (its one SecureContext, built
- * at the first https origin or the first request through a proxy), and a silence limit of 30 s
- * while connecting, for the head and between body bytes. Throws UsageError (exit 2)
+ * at the first https origin or the first request through a proxy), a silence limit of 30 s
+ * while connecting, for the head and between body bytes, and interim (1xx) answers skipped on
+ * every connection (src/http/interim-answers.ts). Throws UsageError (exit 2)
  * `invalid_proxy` / `invalid_ca_file`.
  */
 export function createDispatcher(settings: NetworkSettings): {
@@ -113,12 +115,17 @@ export function createDispatcher(settings: NetworkSettings): {
   const direct = new Agent({
     ...common,
     connect: lookup,
-    // undici's own factory (a Pool per origin), with the context for an https origin
+    // undici's own factory (a Pool per origin), with the context for an https origin and
+    // interim answers skipped on every connection
     factory: (origin, opts: Pool.Options) => {
       const secureContext =
         new URL(String(origin)).protocol === "https:" ? trust.secureContext() : undefined;
-      if (!secureContext) return new Pool(origin, opts);
-      return new Pool(origin, { ...opts, connect: { ...lookup, secureContext } });
+      const connector = buildConnector({
+        timeout: idle,
+        ...lookup,
+        ...(secureContext ? { secureContext } : {}),
+      });
+      return new Pool(origin, { ...opts, connect: skippingInterimAnswers(connector) });
     },
   });
   if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
@@ -132,6 +139,11 @@ export function createDispatcher(settings: NetworkSettings): {
       uri,
       // a proxy that drops a CONNECT fails the request once
       clientFactory: tunnelClientFactory(idle),
+      // a Pool per origin on connections through the tunnel, interim answers skipped
+      factory: (origin: string | URL, opts: object) => {
+        const { connect } = opts as { connect: Parameters<typeof skippingInterimAnswers>[0] };
+        return new Pool(origin, { ...opts, connect: skippingInterimAnswers(connect) });
+      },
       ...(secureContext ? { requestTls: tls } : {}),
       proxyTls: { ...tls, ...lookup },
     });

@@ -5,17 +5,14 @@
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { downloadItem } from "../../src/download/engine.js";
 import { NetworkError } from "../../src/errors/network-error.js";
 import { HttpClient } from "../../src/http/client.js";
 import type { NetworkSettings } from "../../src/http/dispatcher.js";
 import type { RetrySettings } from "../../src/http/retry.js";
-import { createProgress } from "../../src/io/progress.js";
 import { startMockService } from "../../src/mock-server/index.js";
-import { OutputDir } from "../../src/outdir/output-dir.js";
 import { registerSecret } from "../helpers/cli.js";
+import { downloadAssetWith } from "../helpers/download.js";
 import { startFrontServer } from "../helpers/front-server.js";
 import { makeGlb, type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
@@ -50,23 +47,7 @@ async function fetchWith(
     network: { env: {}, ...network },
     retry,
   });
-  const dir = tempDir("svc-dl-net-limits-");
-  const progress = await createProgress({
-    stderr: new PassThrough(),
-    isTTY: false,
-    progress: false,
-    quiet: true,
-  });
-  const out = await OutputDir.open(dir);
-  const outcome = await downloadItem(client, {
-    kind: "asset",
-    slug: SLUG,
-    edition: null,
-    source: { url: client.apiUrl(`assets/${SLUG}/download`) },
-    out,
-    progress,
-  }).catch((e: unknown) => e);
-  await out.close();
+  const { outcome, dir } = await downloadAssetWith(client, SLUG);
   await client.close().catch(() => undefined);
   return { outcome, dir };
 }
