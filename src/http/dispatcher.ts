@@ -105,6 +105,8 @@ export function createDispatcher(settings: NetworkSettings): {
   const trust = tlsTrust(settings);
   const idle = settings.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const common = {
+    // one request at a time per connection: src/http/interim-answers.ts relies on it
+    pipelining: 1,
     keepAliveTimeout: 10_000,
     headersTimeout: idle,
     bodyTimeout: idle,

@@ -14,8 +14,9 @@
  *   everything after them too, until the next request (a body is never looked at or copied);
  * - an interim head is read whole by the body fast path's head parser
  *   (src/http/fast-body/framing.ts {@link parseHead}, differential-tested against llhttp) and
- *   dropped; at most {@link MAX_INTERIM_ANSWERS} per request, one more destroys the connection
- *   with a framing error (`bad_framing`, exit 7, not retried: the same as the fast path);
+ *   dropped; at most {@link MAX_INTERIM_ANSWERS} per request, one more, or an interim head that
+ *   breaks framing (obs-fold, `Transfer-Encoding` with `Content-Length`), destroys the
+ *   connection with a framing error (`bad_framing`, exit 7, not retried: as the fast path does);
  * - anything that parser does not accept as an interim head (a `101`, a head over 16 KiB, a
  *   malformed line) is passed on untouched, for undici to judge as it did before.
  *
@@ -76,17 +77,22 @@ class InterimFilter {
         this.#held = data;
         return true;
       }
+      if (parsed.kind === "violation") return this.#fail(parsed.why);
       if (parsed.kind !== "interim") return this.#pass(data);
       if (++this.#dropped > MAX_INTERIM_ANSWERS) {
-        this.#expecting = false;
-        this.#socket.destroy(
-          framingError(`more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers`),
-        );
-        return false;
+        return this.#fail(`more than ${MAX_INTERIM_ANSWERS} interim (1xx) answers`);
       }
       data = data.subarray(parsed.headBytes);
       if (data.length === 0) return true;
     }
+  }
+
+  /** Ends the connection with the framing error `why` (what undici's request fails with). */
+  #fail(why: string): boolean {
+    this.#expecting = false;
+    this.#held = undefined;
+    this.#socket.destroy(framingError(why));
+    return false;
   }
 
   /** Hands `data` to undici and everything after it, until the next request. */

@@ -87,6 +87,14 @@ describe("interim answers before a final answer are removed", () => {
     });
   });
 
+  it("an interim head that breaks framing (obs-fold) destroys the connection as bad framing", () => {
+    const c = connection();
+    c.request();
+    c.read(`HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n  ; rel=preload\r\n\r\n${FINAL}`);
+    expect(c.text()).toBe("");
+    expect(c.socket.errored).toMatchObject({ code: "HPE_SVC_DL_FRAMING", definite: true });
+  });
+
   it("the cap counts per request: 8 before each of two answers", () => {
     const c = connection();
     for (let i = 0; i < 2; i++) {
