@@ -157,8 +157,9 @@ async function fetchAndCommit(
 /**
  * After a complete body: the format checks of cli-contract "Integrity" on the part file read
  * back (`findDamage`: every ZIP entry's CRC-32 and sizes, GLB structure; a failure discards
- * the part: exit 7 `corrupt_download` naming the entry and offset), atomic rename into place,
- * state record.
+ * the part: exit 7 `corrupt_download` naming the entry and offset), unless the ZIP check that
+ * ran while the file was read back found it `sound` (`done.formatVerdict`), atomic rename into
+ * place, state record.
  */
 export async function commitDownload(
   opts: DownloadItemOptions,
@@ -168,7 +169,10 @@ export async function commitDownload(
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
   let damage: Awaited<ReturnType<typeof findDamage>>;
   try {
-    damage = await findDamage(paths.data, formatOf(opts.kind), opts.signal);
+    // checked while read back: only an unsure (or missing) verdict reads the file again
+    if (done.formatVerdict !== "sound") {
+      damage = await findDamage(paths.data, formatOf(opts.kind), opts.signal);
+    }
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     throw fsError(`cannot read ${paths.data}`, err);

@@ -2,6 +2,7 @@ import { FileSystemError } from "../errors/file-system-error.js";
 import { fsError } from "../errors/fs-error.js";
 import type { HttpResponse } from "../http/client.js";
 import { headerValue } from "../http/client.js";
+import { type FormatVerdict, ZipStreamCheck } from "../integrity/zip-stream-check.js";
 import { syncFileAsync } from "../io/durable.js";
 import type { FileProgress } from "../io/progress.js";
 import { nameFromContentDisposition } from "../outdir/names.js";
@@ -16,7 +17,7 @@ import {
 } from "../outdir/partial.js";
 import type { ItemRef } from "../outdir/state.js";
 import { type BodyHead, type DownloadSink, isStrongEtag, type ResumePoint } from "./sink.js";
-import { type HashingFileWriter, openHashingWriter } from "./writer.js";
+import { DEFAULT_TUNING, type HashingFileWriter, openHashingWriter } from "./writer.js";
 
 /** A complete file in the part file, ready to be checked and renamed into place. */
 export interface CompletePart {
@@ -27,6 +28,11 @@ export interface CompletePart {
   /** Bytes that were already on disk when this call first resumed; 0 when it started from zero. */
   resumedFrom: number;
   response: HttpResponse;
+  /**
+   * A pack's ZIP check while it was read back (src/integrity/zip-stream-check.ts): `sound`
+   * spares the engine a second read of the file; absent or `unsure`, `findDamage` decides.
+   */
+  formatVerdict?: FormatVerdict;
 }
 
 /** Options of {@link PartFileSink}. */
@@ -56,6 +62,8 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
   readonly paths: PartialPaths;
   readonly #opts: PartFileSinkOptions;
   #writer: HashingFileWriter | undefined;
+  /** The current attempt's ZIP check (a pack), fed by its writer's read-back from offset 0. */
+  #check: ZipStreamCheck | undefined;
   #name: string | undefined;
   /** Start offset of the first transfer of the current version (undefined after a restart). */
   #chainStart: number | undefined;
@@ -89,7 +97,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
     const partial = readPartial(this.paths, this.#opts.item);
     const name = this.#opts.chooseName(partial?.meta.file);
     this.#chainStart ??= total;
-    const writer = openHashingWriter(this.paths.data, total);
+    const writer = this.#openWriter(total);
     writer.close();
     await this.#makeDurable(writer);
     this.#opts.progress.start({ name, total, offset: total, ...this.#label() });
@@ -100,6 +108,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       etag: partial?.meta.etag ?? null,
       resumedFrom: this.#chainStart,
       response: res,
+      ...(await this.#verdict()),
     };
   }
 
@@ -121,7 +130,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       writePartialMeta(this.paths, meta);
     }
     preparePartialData(this.paths, head.start); // never write through a link at the .part path
-    const writer = openHashingWriter(this.paths.data, head.start);
+    const writer = this.#openWriter(head.start);
     if (writer.bytes !== head.start) {
       writer.close();
       removePartial(this.paths);
@@ -183,7 +192,25 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
       etag: head.etag,
       resumedFrom: this.#chainStart ?? 0,
       response: res,
+      ...(await this.#verdict()),
     };
+  }
+
+  /**
+   * Opens the part file's writer keeping `keep` bytes; for a pack, a new ZIP check follows its
+   * read-back from offset 0 (the kept part included).
+   */
+  #openWriter(keep: number): HashingFileWriter {
+    this.#check = this.#opts.item.kind === "pack" ? new ZipStreamCheck() : undefined;
+    const consumers = this.#check ? [this.#check] : [];
+    return openHashingWriter(this.paths.data, keep, { ...DEFAULT_TUNING, consumers });
+  }
+
+  /** The ZIP check's verdict on the part file (after its digest: the whole file was read back). */
+  async #verdict(): Promise<{ formatVerdict?: FormatVerdict }> {
+    const check = this.#check;
+    this.#check = undefined;
+    return check ? { formatVerdict: await check.settle(this.paths.data) } : {};
   }
 
   /** The part's bytes on the disk before the engine renames it (src/io/durable.ts). */

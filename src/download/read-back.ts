@@ -13,10 +13,12 @@ import { READ_NO_FOLLOW } from "../io/safe-fs.js";
 export interface ReadBackConsumer {
   /**
    * One block of the file at `offset` (offsets follow each other, from 0). Borrowed: valid
-   * during the call only (copy what you keep). Throwing stops the read-back: `finish` rejects
-   * with that error.
+   * during the call, or until the promise it returns settles (copy what you keep). A promise
+   * holds the read-back (the next block is read once it settles; the writer never waits: the
+   * read-back falls behind and reads the page cache later). Throwing or rejecting stops the
+   * read-back: `finish` rejects with that error.
    */
-  update(block: Buffer, offset: number): void;
+  update(block: Buffer, offset: number): void | Promise<void>;
 }
 
 /** A file read back behind its writer: see {@link followFile}. */
@@ -126,7 +128,7 @@ class FileFollower implements ReadBack {
     if (bytesRead === 0) return 0;
     const block = this.#block.subarray(0, bytesRead);
     this.#hash.update(block);
-    for (const consumer of this.#consumers) consumer.update(block, this.#done);
+    for (const consumer of this.#consumers) await consumer.update(block, this.#done);
     this.#done += bytesRead;
     return bytesRead;
   }

@@ -1,13 +1,10 @@
 import type { FileHandle } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import type { Entry, LocalFileHeader, ZipFile } from "yauzl";
-import { type Damage, hex } from "./damage.js";
+import type { Damage } from "./damage.js";
 import { handleReader } from "./handle-reader.js";
+import { localMismatch } from "./local-header.js";
 import { checkEntryData } from "./zip-entry-data.js";
-
-const DATA_DESCRIPTOR_FLAG = 0x0008;
-const ZIP64_EXTRA = 0x0001;
-const UNKNOWN32 = 0xffffffff;
 
 /**
  * Checks a ZIP archive read through `file` against the checksums its publisher
@@ -25,24 +22,9 @@ export async function findZipDamage(
   file: FileHandle,
   signal?: AbortSignal,
 ): Promise<Damage | undefined> {
-  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
-  const { default: yauzl } = await import("yauzl");
-  let zip: ZipFile;
-  try {
-    const size = (await file.stat()).size;
-    zip = await yauzl.fromRandomAccessReaderPromise(
-      handleReader(yauzl.RandomAccessReader, file),
-      size,
-      {
-        lazyEntries: true,
-        autoClose: false,
-        decodeStrings: false,
-        validateEntrySizes: false,
-      },
-    );
-  } catch (err) {
-    return { reason: `the ZIP structure does not parse: ${messageOf(err)}` };
-  }
+  const opened = await openArchive(file);
+  if ("reason" in opened) return opened;
+  const { yauzl, zip } = opened;
   try {
     const listed = await listEntries(zip);
     if ("reason" in listed) return listed;
@@ -56,7 +38,39 @@ export async function findZipDamage(
   }
 }
 
-async function listEntries(zip: ZipFile): Promise<Entry[] | Damage> {
+/** yauzl's module (CommonJS `module.exports`), imported lazily. */
+export type Yauzl = typeof import("yauzl");
+
+/**
+ * Opens the archive read through `file` with yauzl: only the end-of-central-directory record
+ * (ZIP64 read as such) is read, entries are listed lazily ({@link listEntries}). Returns the
+ * damage when that record does not parse. The caller closes the ZipFile (the handle stays open).
+ */
+export async function openArchive(
+  file: FileHandle,
+): Promise<{ yauzl: Yauzl; zip: ZipFile } | Damage> {
+  // `.default`: module.exports of this CommonJS package, also in the CLI bundle (scripts/build.js)
+  const { default: yauzl } = await import("yauzl");
+  try {
+    const size = (await file.stat()).size;
+    const zip = await yauzl.fromRandomAccessReaderPromise(
+      handleReader(yauzl.RandomAccessReader, file),
+      size,
+      {
+        lazyEntries: true,
+        autoClose: false,
+        decodeStrings: false,
+        validateEntrySizes: false,
+      },
+    );
+    return { yauzl, zip };
+  } catch (err) {
+    return { reason: `the ZIP structure does not parse: ${messageOf(err)}` };
+  }
+}
+
+/** Every entry of the central directory, or the damage when it does not parse. */
+export async function listEntries(zip: ZipFile): Promise<Entry[] | Damage> {
   const entries: Entry[] = [];
   try {
     for await (const entry of zip.eachEntry()) entries.push(entry);
@@ -124,46 +138,6 @@ async function checkEntry(
     signal,
   });
   return problem ? { ...where, reason: problem } : undefined;
-}
-
-function localMismatch(
-  entry: Entry,
-  local: LocalFileHeader,
-  parseExtraFields: typeof import("yauzl").parseExtraFields,
-): string | undefined {
-  if (!local.fileName.equals(entry.fileNameRaw)) return "the names differ";
-  if (local.compressionMethod !== entry.compressionMethod) {
-    return `compression method ${local.compressionMethod} vs ${entry.compressionMethod}`;
-  }
-  if ((local.generalPurposeBitFlag & DATA_DESCRIPTOR_FLAG) !== 0) return undefined;
-  if (local.crc32 !== entry.crc32) return `CRC-32 ${hex(local.crc32)} vs ${hex(entry.crc32)}`;
-  const sizes = localSizes(local, parseExtraFields);
-  if (sizes === undefined) return "its ZIP64 sizes are missing";
-  if (sizes.compressed !== entry.compressedSize || sizes.uncompressed !== entry.uncompressedSize) {
-    return `sizes ${sizes.compressed}/${sizes.uncompressed} vs ${entry.compressedSize}/${entry.uncompressedSize}`;
-  }
-  return undefined;
-}
-
-/** The local header's sizes, from its ZIP64 extra field where the 32-bit fields say so. */
-function localSizes(
-  local: LocalFileHeader,
-  parseExtraFields: typeof import("yauzl").parseExtraFields,
-): { compressed: number; uncompressed: number } | undefined {
-  let { compressedSize: compressed, uncompressedSize: uncompressed } = local;
-  if (compressed !== UNKNOWN32 && uncompressed !== UNKNOWN32) return { compressed, uncompressed };
-  let fields: ReturnType<typeof parseExtraFields>;
-  try {
-    fields = parseExtraFields(local.extraField);
-  } catch {
-    return undefined;
-  }
-  const zip64 = fields.find((f) => f.id === ZIP64_EXTRA)?.data;
-  // the local header's ZIP64 field holds both sizes, uncompressed first (APPNOTE 4.5.3)
-  if (zip64 === undefined || zip64.length < 16) return undefined;
-  uncompressed = Number(zip64.readBigUInt64LE(0));
-  compressed = Number(zip64.readBigUInt64LE(8));
-  return { compressed, uncompressed };
 }
 
 function messageOf(err: unknown): string {

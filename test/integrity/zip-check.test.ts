@@ -1,11 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { crc32, deflateRawSync } from "node:zlib";
+import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { describeDamage, findDamage } from "../../src/integrity/check-file.js";
 import { buildZip } from "../../src/mock-server/zip-builder.js";
-import { archiveEnd, centralHeader, localHeader } from "../../src/mock-server/zip-records.js";
 import { tempDir } from "../helpers/download.js";
+import { flipped, halfCompressible, zip64Archive } from "./zip-samples.js";
 
 const dir = tempDir("zip-check-");
 let n = 0;
@@ -13,17 +13,6 @@ function fileWith(bytes: Buffer): string {
   const path = join(dir, `f${n++}.zip`);
   writeFileSync(path, bytes);
   return path;
-}
-
-/** GLB-like bytes that deflate to about half: a pattern with noise. */
-function halfCompressible(size: number, seed: number): Buffer {
-  const buf = Buffer.alloc(size);
-  let x = seed >>> 0;
-  for (let i = 0; i < size; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    buf[i] = i % 2 === 0 ? x >>> 24 : i & 0xff;
-  }
-  return buf;
 }
 
 const entries = [
@@ -43,12 +32,6 @@ function dataStart(index: number): number {
     offset += 30 + Buffer.byteLength(e.name) + body.length;
   }
   return offset + 30 + Buffer.byteLength(entries[index]?.name ?? "");
-}
-
-function flipped(bytes: Buffer, at: number): Buffer {
-  const copy = Buffer.from(bytes);
-  copy[at] = (copy[at] ?? 0) ^ 0x01;
-  return copy;
 }
 
 describe("findDamage (zip): every entry against the archive's own CRC-32 and sizes", () => {
@@ -125,25 +108,10 @@ describe("findDamage (zip): every entry against the archive's own CRC-32 and siz
   });
 
   it("reads a ZIP64 archive as such", async () => {
-    const data = Buffer.from("zip64 entry data");
-    const fields = {
-      name: Buffer.from("x.bin"),
-      method: 0 as const,
-      crc: crc32(data),
-      csize: data.length,
-      size: data.length,
-    };
-    const local = localHeader(fields, true);
-    const central = centralHeader(fields, { offset: 0, mode: 0o100644 }, true);
-    const cdOffset = local.length + data.length;
-    const end = archiveEnd(
-      { entries: 1, size: central.length, offset: cdOffset },
-      cdOffset + central.length,
-      true,
-    );
-    const zip64 = Buffer.concat([local, data, central, ...end]);
+    const zip64 = zip64Archive();
     expect(await findDamage(fileWith(zip64), "zip")).toBeUndefined();
-    expect((await findDamage(fileWith(flipped(zip64, local.length + 3)), "zip"))?.reason).toMatch(
+    const dataAt = 30 + "x.bin".length;
+    expect((await findDamage(fileWith(flipped(zip64, dataAt + 3)), "zip"))?.reason).toMatch(
       /CRC-32/,
     );
   });
