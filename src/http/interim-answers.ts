@@ -26,7 +26,7 @@
 import { subscribe } from "node:diagnostics_channel";
 import type { Readable } from "node:stream";
 import type { buildConnector } from "undici";
-import { parseHead } from "./fast-body/framing.js";
+import { MAX_HEAD_BYTES, parseHead } from "./fast-body/framing.js";
 import { framingError, MAX_INTERIM_ANSWERS } from "./framing-rules.js";
 
 /** undici's diagnostics channel of every request head it is about to write. */
@@ -44,8 +44,9 @@ class InterimFilter {
   readonly #push: Readable["push"];
   /** A request was sent and its final head has not arrived yet. */
   #expecting = false;
-  /** Bytes of a possible interim head, not yet whole. */
-  #held: Buffer | undefined;
+  /** Reads of a possible interim head, not yet whole, and their length. */
+  #held: Buffer[] = [];
+  #heldBytes = 0;
   /** Interim answers dropped for the current request. */
   #dropped = 0;
 
@@ -64,17 +65,25 @@ class InterimFilter {
   #take(chunk: unknown, encoding?: BufferEncoding): boolean {
     if (!this.#expecting || !Buffer.isBuffer(chunk)) {
       // the end of the stream with a partial head held: undici sees what came, then the end
-      if (chunk === null && this.#held) this.#pass(this.#held);
+      if (chunk === null && this.#heldBytes > 0) this.#pass(this.#heldData());
       return this.#push.call(this.#socket, chunk, encoding);
     }
-    let data = this.#held ? Buffer.concat([this.#held, chunk]) : chunk;
-    this.#held = undefined;
+    if (this.#heldBytes > 0) {
+      this.#held.push(chunk);
+      this.#heldBytes += chunk.length;
+      // A head read in small pieces is judged once per line, not once per read: until a line
+      // break or the size limit, more of a begun interim status line is only kept.
+      const undecided = this.#heldBytes < MAX_HEAD_BYTES && !lineBreakIn(chunk);
+      if (undecided && this.#heldBytes - chunk.length >= INTERIM_START.length) return true;
+    }
+    let data = this.#heldBytes > 0 ? this.#heldData() : chunk;
     for (;;) {
       const n = Math.min(data.length, INTERIM_START.length);
       if (INTERIM_START.compare(data, 0, n, 0, n) !== 0) return this.#pass(data);
-      const parsed = n < INTERIM_START.length ? { kind: "more" as const } : parseHead(data);
+      const parsed = n === INTERIM_START.length ? parseHead(data) : { kind: "more" as const };
       if (parsed.kind === "more") {
-        this.#held = data;
+        this.#held = [data];
+        this.#heldBytes = data.length;
         return true;
       }
       if (parsed.kind === "violation") return this.#fail(parsed.why);
@@ -87,10 +96,20 @@ class InterimFilter {
     }
   }
 
+  /** The held bytes as one buffer; nothing is held afterwards. */
+  #heldData(): Buffer {
+    const data = this.#held.length === 1 ? this.#held[0] : undefined;
+    const whole = data ?? Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    return whole;
+  }
+
   /** Ends the connection with the framing error `why` (what undici's request fails with). */
   #fail(why: string): boolean {
     this.#expecting = false;
-    this.#held = undefined;
+    this.#held = [];
+    this.#heldBytes = 0;
     this.#socket.destroy(framingError(why));
     return false;
   }
@@ -98,9 +117,15 @@ class InterimFilter {
   /** Hands `data` to undici and everything after it, until the next request. */
   #pass(data: Buffer): boolean {
     this.#expecting = false;
-    this.#held = undefined;
+    this.#held = [];
+    this.#heldBytes = 0;
     return this.#push.call(this.#socket, data);
   }
+}
+
+/** A CR or LF in `data`. */
+function lineBreakIn(data: Buffer): boolean {
+  return data.includes(0x0a) || data.includes(0x0d);
 }
 
 /**

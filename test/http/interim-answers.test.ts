@@ -141,6 +141,14 @@ describe("everything else reaches undici untouched", () => {
     expect(c.text()).toBe(`${odd}${FINAL}`);
   });
 
+  it("an interim head with bare LF line ends, read byte by byte, is passed on as its LF arrives", () => {
+    const c = connection();
+    c.request();
+    const bare = "HTTP/1.1 100 Continue\n";
+    for (const ch of bare) c.read(ch);
+    expect(c.text()).toBe(bare);
+  });
+
   it("an interim head larger than 16 KiB is passed on (undici's own head limit applies)", () => {
     const c = connection();
     c.request();
