@@ -17,9 +17,20 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // its host's process.
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--liftoff-only");
-  const [{ main }, { systemContext }] = await Promise.all([
+  const [{ main, setInflateCollector }, { systemContext }] = await Promise.all([
     import("../dist/cli.js"),
     import("../dist/context.js"),
   ]);
+  // A young-generation collection after every 8 MiB a ZIP check inflates: frees zlib's spent
+  // output buffers long before V8 would (about 50 MiB less peak RSS on a deflated pack;
+  // src/integrity/inflate-collector.ts). `gc` is exposed on the first call only.
+  let minorGc;
+  setInflateCollector(() => {
+    if (minorGc === undefined) {
+      setFlagsFromString("--expose-gc");
+      minorGc = process.getBuiltinModule("node:vm").runInNewContext("gc");
+    }
+    minorGc({ type: "minor" });
+  });
   process.exitCode = await main(args, systemContext());
 }

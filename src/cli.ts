@@ -13,6 +13,8 @@ import { formatErrorForHumans } from "./io/error-lines.js";
 import { buildProgram } from "./program.js";
 import type { Session } from "./session.js";
 
+export { setInflateCollector } from "./integrity/inflate-collector.js";
+
 /** Commander's codes for help and version output: not failures. */
 const HELP_CODES = new Set(["commander.helpDisplayed", "commander.version", "commander.help"]);
 

@@ -201,6 +201,7 @@ export class PartFileSink implements DownloadSink<CompletePart | "unchanged"> {
    * read-back from offset 0 (the kept part included).
    */
   #openWriter(keep: number): HashingFileWriter {
+    this.#check?.abandon(); // an earlier attempt's check
     this.#check = this.#opts.item.kind === "pack" ? new ZipStreamCheck() : undefined;
     const consumers = this.#check ? [this.#check] : [];
     return openHashingWriter(this.paths.data, keep, { ...DEFAULT_TUNING, consumers });

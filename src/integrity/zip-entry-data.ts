@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { FileHandle } from "node:fs/promises";
 import { crc32, createInflateRaw } from "node:zlib";
 import { hex } from "./damage.js";
+import { countInflated } from "./inflate-collector.js";
 
 /** Bytes read from the file at a time. */
 const READ_BLOCK = 1 << 20;
@@ -78,6 +79,7 @@ async function inflateInto(
   inflate.on("data", (chunk: Buffer) => {
     tally.crc = crc32(chunk, tally.crc);
     tally.bytes += chunk.length;
+    countInflated(chunk.length);
     if (tally.bytes > data.uncompressedSize && failure === undefined) {
       failure = `inflates to more than the recorded ${data.uncompressedSize} bytes`;
       inflate.destroy();

@@ -3,10 +3,20 @@ import type { LocalFileHeader } from "yauzl";
 import { DATA_DESCRIPTOR_FLAG, ENCRYPTED_FLAG, localSizes } from "./local-header.js";
 import type { Yauzl } from "./zip-check.js";
 import { LocalHeaderGatherer } from "./zip-stream-header.js";
-import { EntryInflater } from "./zip-stream-inflate.js";
+import { CopyPool, EntryInflater } from "./zip-stream-inflate.js";
 import { type FormatVerdict, settleWalk, type WalkedEntry } from "./zip-stream-verdict.js";
 
 export type { FormatVerdict, WalkedEntry } from "./zip-stream-verdict.js";
+
+/**
+ * Copies of read-back blocks in zlib's hands at most (4 × 1 MiB): entries inflate on the
+ * thread pool while the read-back goes on, with memory bounded (docs/performance.md "The
+ * format check" has the measurements).
+ */
+const COPY_BLOCKS = 4;
+const COPY_BLOCK_BYTES = 1 << 20;
+/** Entries inflating at once at most (each holds a zlib stream and its window). */
+const MAX_INFLATING = 4;
 
 /** The entry whose data is passing: where it is, and its running CRC-32 or inflater. */
 interface OpenEntry {
@@ -33,6 +43,11 @@ export class ZipStreamCheck {
   #yauzl: Yauzl | undefined;
   #header: LocalHeaderGatherer | undefined;
   #entry: OpenEntry | undefined;
+  /** Deflated entries whose data was all handed to zlib, still inflating (in file order). */
+  readonly #inflating: Promise<void>[] = [];
+  /** Every deflated entry's end (settle waits for all). */
+  readonly #done: Promise<void>[] = [];
+  #pool: CopyPool | undefined;
   /** File offset of the next byte expected. */
   #at = 0;
   /** The walk failed: the verdict is `unsure`. */
@@ -71,12 +86,18 @@ export class ZipStreamCheck {
    */
   async settle(path: string): Promise<FormatVerdict> {
     if (this.#stopped || this.#entry !== undefined) return this.#drop();
-    return await settleWalk(path, this.#walked);
+    return await settleWalk(path, await this.inflated());
   }
 
-  /** Entries walked so far, in file order. */
-  get walked(): readonly WalkedEntry[] {
+  /** The entries walked so far, in file order, once every deflated one finished inflating. */
+  async inflated(): Promise<readonly WalkedEntry[]> {
+    await Promise.all(this.#done);
     return this.#walked;
+  }
+
+  /** Drops the walk (its attempt failed): the inflating stops, the verdict is `unsure`. */
+  abandon(): void {
+    this.#stop();
   }
 
   async #takeHeader(bytes: Buffer, position: number): Promise<number> {
@@ -116,11 +137,14 @@ export class ZipStreamCheck {
       checked: !encrypted,
       endedExactly: method === 0,
     };
-    this.#entry = {
-      walked,
-      remaining: sizes.compressed,
-      inflater: method === 8 && !encrypted ? new EntryInflater(sizes.uncompressed) : undefined,
-    };
+    let inflater: EntryInflater | undefined;
+    if (method === 8 && !encrypted) {
+      // a bounded number of zlib streams: wait for the oldest still inflating
+      while (this.#inflating.length >= MAX_INFLATING) await this.#inflating.shift();
+      this.#pool ??= new CopyPool(COPY_BLOCK_BYTES, COPY_BLOCKS);
+      inflater = new EntryInflater(sizes.uncompressed, this.#pool);
+    }
+    this.#entry = { walked, remaining: sizes.compressed, inflater };
     if (sizes.compressed === 0) await this.#closeEntry(this.#entry);
   }
 
@@ -131,10 +155,7 @@ export class ZipStreamCheck {
     walked.compressedBytes += n;
     entry.remaining -= n;
     if (entry.inflater) {
-      if (!(await entry.inflater.write(piece))) {
-        this.#stop();
-        return n;
-      }
+      await entry.inflater.write(piece);
     } else if (walked.checked) {
       walked.crc32 = crc32(piece, walked.crc32);
       walked.uncompressedBytes += n;
@@ -144,12 +165,16 @@ export class ZipStreamCheck {
   }
 
   async #closeEntry(entry: OpenEntry): Promise<void> {
-    const { walked } = entry;
-    if (entry.inflater) {
-      const inflated = await entry.inflater.end();
-      walked.crc32 = inflated.crc32;
-      walked.uncompressedBytes = inflated.bytes;
-      walked.endedExactly = inflated.endedExactly;
+    const { walked, inflater } = entry;
+    if (inflater) {
+      // the walk goes on while zlib finishes: settle waits for every entry
+      const done = inflater.end().then((inflated) => {
+        walked.crc32 = inflated.crc32;
+        walked.uncompressedBytes = inflated.bytes;
+        walked.endedExactly = inflated.endedExactly;
+      });
+      this.#inflating.push(done);
+      this.#done.push(done);
     }
     walked.crc32 >>>= 0;
     this.#walked.push(walked);
@@ -160,6 +185,7 @@ export class ZipStreamCheck {
   #stop(): void {
     this.#stopped = true;
     this.#entry?.inflater?.destroy();
+    this.#entry = undefined;
   }
 
   #drop(): FormatVerdict {

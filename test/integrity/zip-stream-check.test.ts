@@ -4,6 +4,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { openHashingWriter } from "../../src/download/writer.js";
 import { findDamage } from "../../src/integrity/check-file.js";
+import { setInflateCollector } from "../../src/integrity/inflate-collector.js";
 import { ZipStreamCheck } from "../../src/integrity/zip-stream-check.js";
 import { hostileArchive } from "../../src/mock-server/hostile-zip.js";
 import { tempDir } from "../helpers/files.js";
@@ -52,8 +53,9 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
   it("finds a sound archive of stored, deflated and empty entries sound, at every offset", async () => {
     const { verdict, check } = await streamed(good);
     expect(verdict).toBe("sound");
-    expect(check.walked.map((w) => w.offset)).toEqual(localOffsets(good));
-    const rock = check.walked[0];
+    const walked = await check.inflated();
+    expect(walked.map((w) => w.offset)).toEqual(localOffsets(good));
+    const rock = walked[0];
     expect(rock?.uncompressedBytes).toBe(300_000);
     expect(rock?.endedExactly).toBe(true);
   });
@@ -140,5 +142,24 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
     }
     // flips in time stamps, attributes and the like change no check: some are sound
     expect(sound).toBeGreaterThan(0);
+  });
+
+  it("runs the program's collector after every 4 MiB inflated, and none by default", async () => {
+    const big = buildZip([
+      { name: "a.bin", data: Buffer.alloc(13 << 20, 1), method: 8 },
+      { name: "b.bin", data: Buffer.alloc(13 << 20, 2), method: 8 },
+    ]);
+    let calls = 0;
+    setInflateCollector(() => {
+      calls += 1;
+    });
+    try {
+      expect((await streamed(big, 1, 1 << 20)).verdict).toBe("sound");
+    } finally {
+      setInflateCollector(undefined);
+    }
+    expect(calls).toBe(6); // 26 MiB inflated
+    expect((await streamed(big, 1, 1 << 20)).verdict).toBe("sound");
+    expect(calls).toBe(6);
   });
 });

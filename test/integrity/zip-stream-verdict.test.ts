@@ -24,7 +24,7 @@ async function centralOf(bytes: Buffer): Promise<Entry[]> {
 async function walkOf(bytes: Buffer): Promise<WalkedEntry[]> {
   const check = new ZipStreamCheck();
   await check.update(bytes, 0);
-  return [...check.walked];
+  return [...(await check.inflated())];
 }
 
 /** A deep copy of a walk whose header buffers can be changed without touching the original. */
