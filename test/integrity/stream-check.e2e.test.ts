@@ -5,13 +5,17 @@
  * (test/download/part-file-verdict.test.ts shows which verdict each gets). Packs other than
  * the mock's own are served by a small CDN the service's pack route redirects to.
  */
+
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { describeDamage, findDamage } from "../../src/integrity/check-file.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
-import { runCli } from "../helpers/cli.js";
+import { cleanEnv, runCli } from "../helpers/cli.js";
 import { envFor, sha256Of, tempDir } from "../helpers/download.js";
 import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
@@ -24,6 +28,7 @@ import {
 } from "./zip-samples.js";
 
 const SLUG = "low-poly-forest";
+const run = promisify(execFile);
 /** GLB-like entries, deflated to about half: 3 MiB of archive. */
 const DEFLATED = buildZip(
   Array.from({ length: 6 }, (_, i) => ({
@@ -161,5 +166,26 @@ describe("a pack checked while it downloads", () => {
     const r = await get([], false);
     expect(r.code, r.stderr).toBe(7);
     expect(r.stderr).toContain(`corrupt download: ${expected}`);
+  });
+
+  it("the program (bin/svc-dl.js) runs a young-generation collection after every 4 MiB inflated", async () => {
+    served = {
+      bytes: buildZip([
+        { name: "a.bin", data: Buffer.alloc(13 << 20, 1), method: 8 },
+        { name: "b.bin", data: Buffer.alloc(13 << 20, 2), method: 8 },
+      ]),
+    };
+    const dir = tempDir();
+    // --trace-gc is not allowed in NODE_OPTIONS: node runs the program with it
+    const bin = fileURLToPath(new URL("../../bin/svc-dl.js", import.meta.url));
+    const env = cleanEnv({ SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey });
+    const r = await run(process.execPath, ["--trace-gc", bin, "pack", "get", SLUG, "-o", "p.zip"], {
+      env,
+      cwd: dir,
+    });
+    expect(readFileSync(join(dir, "p.zip")).equals(served.bytes)).toBe(true);
+    // V8 names a collection asked for through `gc()` "testing": 26 MiB inflated, 6 of them
+    const asked = r.stdout.split("\n").filter((line) => /Scavenge.*testing/.test(line));
+    expect(asked.length).toBeGreaterThanOrEqual(6);
   });
 });
