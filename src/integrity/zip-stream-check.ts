@@ -9,11 +9,11 @@ import { type FormatVerdict, settleWalk, type WalkedEntry } from "./zip-stream-v
 export type { FormatVerdict, WalkedEntry } from "./zip-stream-verdict.js";
 
 /**
- * Copies of read-back blocks in zlib's hands at most (4 × 1 MiB): entries inflate on the
+ * Copies of read-back blocks in zlib's hands at most (8 × 1 MiB): entries inflate on the
  * thread pool while the read-back goes on, with memory bounded (docs/performance.md "The
  * format check" has the measurements).
  */
-const COPY_BLOCKS = 4;
+const COPY_BLOCKS = 8;
 const COPY_BLOCK_BYTES = 1 << 20;
 /** Entries inflating at once at most (each holds a zlib stream and its window). */
 const MAX_INFLATING = 4;
