@@ -40,6 +40,7 @@ interface OpenEntry {
  */
 export class ZipStreamCheck {
   readonly #walked: WalkedEntry[] = [];
+  readonly #maxEntries: number;
   #yauzl: Yauzl | undefined;
   #header: LocalHeaderGatherer | undefined;
   #entry: OpenEntry | undefined;
@@ -54,6 +55,14 @@ export class ZipStreamCheck {
   #stopped = false;
   /** The walk reached bytes that are not a local header (the central directory, normally). */
   #ended = false;
+
+  /**
+   * `maxEntries`: entries the walk records at most (each holds its local header); an archive
+   * with more is `unsure` and left to `findDamage`. Default 100,000.
+   */
+  constructor(maxEntries = 100_000) {
+    this.#maxEntries = maxEntries;
+  }
 
   /**
    * The block of the file at `offset` (borrowed until the promise settles; offsets follow each
@@ -123,9 +132,8 @@ export class ZipStreamCheck {
     const sizes = yauzl && localSizes(header, yauzl.parseExtraFields);
     const method = header.compressionMethod;
     const flags = header.generalPurposeBitFlag;
-    if (!sizes || (flags & DATA_DESCRIPTOR_FLAG) !== 0 || (method !== 0 && method !== 8)) {
-      return this.#stop();
-    }
+    const unusual = (flags & DATA_DESCRIPTOR_FLAG) !== 0 || (method !== 0 && method !== 8);
+    if (!sizes || unusual || this.#walked.length >= this.#maxEntries) return this.#stop();
     const encrypted = (flags & ENCRYPTED_FLAG) !== 0;
     const walked: WalkedEntry = {
       offset,

@@ -26,11 +26,11 @@ let n = 0;
  * turn now and then, so blocks split anywhere), with a ZipStreamCheck following the read-back
  * from offset 0; `keep` bytes are written first and kept as a resumed part. Returns the verdict.
  */
-async function streamed(bytes: Buffer, seed = 1, maxChunk = 70_000, keep = 0) {
+async function streamed(bytes: Buffer, seed = 1, maxChunk = 70_000, keep = 0, maxEntries?: number) {
   const rnd = prng(seed);
   const path = join(dir, `s${n++}.zip`);
   writeFileSync(path, bytes.subarray(0, keep));
-  const check = new ZipStreamCheck();
+  const check = new ZipStreamCheck(maxEntries);
   const writer = openHashingWriter(path, keep, {
     batchBytes: 4096,
     maxDelayMs: 60_000,
@@ -82,7 +82,7 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
     expect((await streamed(flipped(enc, secret), 7, 10)).verdict).toBe("unsure");
   });
 
-  it("is unsure of an entry with a data descriptor, a method it cannot check, or a cut file", async () => {
+  it("is unsure of a data descriptor, a method it cannot check, a cut file, too many entries", async () => {
     const descriptor = buildZip([
       { name: "a.txt", data: Buffer.from("hello"), method: 0 },
       { name: "b.bin", data: Buffer.alloc(1000, 7), method: 8, flags: 0x0008 },
@@ -95,6 +95,9 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
     expect((await streamed(method)).verdict).toBe("unsure");
     expect((await streamed(good.subarray(0, good.length - 30))).verdict).toBe("unsure");
     expect((await streamed(Buffer.from("<!doctype html>"))).verdict).toBe("unsure");
+    // more entries than the walk records: left to findDamage
+    expect((await streamed(good, 1, 70_000, 0, 4)).verdict).toBe("unsure");
+    expect((await streamed(good, 1, 70_000, 0, 5)).verdict).toBe("sound");
   });
 
   it("is unsure of damage: data byte (stored, deflated), local header, central record, a moved header", async () => {
