@@ -80,6 +80,8 @@ export interface LaunchOptions extends CommonOptions {
    * `COLUMNS` (default 100) columns, and everything it displays is `stdout`.
    */
   terminal?: boolean;
+  /** Options for node itself before the program, e.g. `--trace-gc` (not allowed in NODE_OPTIONS). */
+  nodeArgs?: string[];
 }
 
 /** Every full secret a test registered; any output containing one fails the test. */
@@ -230,13 +232,20 @@ export function launchCli(args: string[], opts: LaunchOptions = {}): LaunchedCli
   const child = opts.terminal
     ? spawn(
         "script",
-        ["-qefc", [process.execPath, CLI_BIN, ...args].map(shellQuote).join(" "), "/dev/null"],
+        [
+          "-qefc",
+          [process.execPath, ...(opts.nodeArgs ?? []), CLI_BIN, ...args].map(shellQuote).join(" "),
+          "/dev/null",
+        ],
         {
           cwd: opts.cwd ?? process.cwd(),
           env: { COLUMNS: "100", ...env },
         },
       )
-    : spawn(process.execPath, [CLI_BIN, ...args], { cwd: opts.cwd ?? process.cwd(), env });
+    : spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI_BIN, ...args], {
+        cwd: opts.cwd ?? process.cwd(),
+        env,
+      });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   const waiters: { text: string; resolve: () => void }[] = [];

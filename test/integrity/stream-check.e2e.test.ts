@@ -6,16 +6,13 @@
  * the mock's own are served by a small CDN the service's pack route redirects to.
  */
 
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { describeDamage, findDamage } from "../../src/integrity/check-file.js";
 import { type MockService, startMockService } from "../../src/mock-server/index.js";
-import { cleanEnv, runCli } from "../helpers/cli.js";
+import { runCli, spawnCli } from "../helpers/cli.js";
 import { envFor, sha256Of, tempDir } from "../helpers/download.js";
 import { type FrontServer, startFrontServer } from "../helpers/front-server.js";
 import { type RawServer, serveFile, startRawServer } from "../helpers/raw-server.js";
@@ -28,7 +25,6 @@ import {
 } from "./zip-samples.js";
 
 const SLUG = "low-poly-forest";
-const run = promisify(execFile);
 /** GLB-like entries, deflated to about half: 3 MiB of archive. */
 const DEFLATED = buildZip(
   Array.from({ length: 6 }, (_, i) => ({
@@ -176,13 +172,12 @@ describe("a pack checked while it downloads", () => {
       ]),
     };
     const dir = tempDir();
-    // --trace-gc is not allowed in NODE_OPTIONS: node runs the program with it
-    const bin = fileURLToPath(new URL("../../bin/svc-dl.js", import.meta.url));
-    const env = cleanEnv({ SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey });
-    const r = await run(process.execPath, ["--trace-gc", bin, "pack", "get", SLUG, "-o", "p.zip"], {
-      env,
+    const r = await spawnCli(["pack", "get", SLUG, "-o", "p.zip"], {
+      env: { SVC_BASE_URL: front.url, SVC_API_KEY: mock.apiKey },
       cwd: dir,
+      nodeArgs: ["--trace-gc"],
     });
+    expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(dir, "p.zip")).equals(served.bytes)).toBe(true);
     // V8 names a collection asked for through `gc()` "testing": 26 MiB inflated, 6 of them
     const asked = r.stdout.split("\n").filter((line) => /Scavenge.*testing/.test(line));
