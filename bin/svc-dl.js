@@ -21,7 +21,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     import("../dist/cli.js"),
     import("../dist/context.js"),
   ]);
-  // A young-generation collection after every 8 MiB a ZIP check inflates: frees zlib's spent
+  // A young-generation collection after every 4 MiB a ZIP check inflates: frees zlib's spent
   // output buffers long before V8 would (about 50 MiB less peak RSS on a deflated pack;
   // src/integrity/inflate-collector.ts). `gc` is exposed on the first call only.
   let minorGc;

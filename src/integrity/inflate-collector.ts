@@ -5,7 +5,7 @@ let collector: (() => void) | undefined;
 let sinceLast = 0;
 
 /**
- * Sets what runs after every 8 MiB that the ZIP checks inflate (docs/performance.md "The
+ * Sets what runs after every 4 MiB that the ZIP checks inflate (docs/performance.md "The
  * format check"). node:zlib's stream allocates a fresh output buffer each time one fills, and
  * V8 frees that garbage only once about 64 MiB of it has built up: the program (bin/svc-dl.js)
  * passes a young-generation collection, which frees it for a fraction of a millisecond and
@@ -17,7 +17,7 @@ export function setInflateCollector(collect: (() => void) | undefined): void {
   sinceLast = 0;
 }
 
-/** Counts `bytes` of inflated output; runs the collector when 8 MiB have passed since it last ran. */
+/** Counts `bytes` of inflated output; runs the collector when 4 MiB have passed since it last ran. */
 export function countInflated(bytes: number): void {
   sinceLast += bytes;
   if (sinceLast < COLLECT_EVERY || collector === undefined) return;
