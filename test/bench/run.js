@@ -33,7 +33,10 @@
  *
  * Downloads: svc-dl `pack get` (API route → 302 → CDN; svc-dl hashes SHA-256 while it writes)
  * against `curl -sS -o FILE <signed CDN URL>`, then `openssl dgst -sha256 FILE` measured on
- * its own, so svc-dl's CPU is compared with curl's plus the hash's. A size is skipped with a
+ * its own, so svc-dl's CPU is compared with curl's plus the hash's. Right after curl, `sync -d
+ * FILE` (fdatasync) is timed too: svc-dl flushes its file to the disk before it names it, curl
+ * does not, and "curl + sync -d" is what the same durability costs curl (printed beside the
+ * targets, which stay against curl alone). A size is skipped with a
  * message when the temp directory's file system has less than size + 512 MiB free.
  *
  * Measurements per child process: wall time from process.hrtime around spawn → exit;
@@ -840,10 +843,14 @@ async function benchDownloadOne(opts, mock, size, proto) {
     const r = await measure(file, args, { env, timeoutMs });
     let error = null;
     let dgst = null;
+    let durable = null;
     if (r.code !== 0) error = `exit ${r.code}: ${errorLine(r.stderr)}`;
     else if (!existsSync(outFile)) error = `no file at ${outFile}`;
     else if (statSync(outFile).size !== size) error = `size ${statSync(outFile).size} ≠ ${size}`;
     else if (t.hash) {
+      // the same durability as svc-dl's (its file is on the disk before it exits), timed alone
+      const synced = await measure("sync", ["-d", outFile], { timeoutMs });
+      if (synced.code === 0) durable = synced;
       dgst = await measure("openssl", ["dgst", "-sha256", outFile], {
         timeoutMs,
         captureStdout: true,
@@ -852,7 +859,7 @@ async function benchDownloadOne(opts, mock, size, proto) {
       else if (!dgst.stdout.includes(info.sha256)) error = "SHA-256 mismatch (openssl dgst)";
     } else if (check && (await sha256File(outFile)) !== info.sha256) error = "SHA-256 mismatch";
     clean();
-    return { r, dgst, error };
+    return { r, dgst, durable, error };
   };
   // warm-up (not counted): fills the page cache and the server's layout cache
   process.stdout.write(`download ${mib} MiB over ${proto}: warm-up\n`);
@@ -861,7 +868,7 @@ async function benchDownloadOne(opts, mock, size, proto) {
     const order = i % 2 ? [...tools].reverse() : tools;
     for (const t of order) {
       if (t.disabled) continue;
-      const { r, dgst, error } = await runOnce(t, i === 0);
+      const { r, dgst, durable, error } = await runOnce(t, i === 0);
       if (error) {
         t.errors.push(error);
         process.stdout.write(`  ${t.name} run ${i + 1}: FAILED (${error})\n`);
@@ -870,8 +877,12 @@ async function benchDownloadOne(opts, mock, size, proto) {
       }
       const sample = { wall: r.wall, cpu: r.cpu, rssMiB: r.rssMiB };
       if (dgst) Object.assign(sample, { dgstWall: dgst.wall, dgstCpu: dgst.cpu });
+      if (durable) Object.assign(sample, { syncWall: durable.wall });
       t.samples.push(sample);
-      const extra = dgst ? ` (+ openssl dgst ${fmt(dgst.wall)} s, CPU ${fmt(dgst.cpu)} s)` : "";
+      const synced = durable ? `sync -d ${fmt(durable.wall)} s, ` : "";
+      const extra = dgst
+        ? ` (+ ${synced}openssl dgst ${fmt(dgst.wall)} s, CPU ${fmt(dgst.cpu)} s)`
+        : "";
       process.stdout.write(
         `  ${t.name.padEnd(6)} run ${i + 1}: ${fmt(r.wall)} s, ${fmt(size / MIB / r.wall, 0)} MiB/s, CPU ${fmt(r.cpu)} s, RSS ${fmt(r.rssMiB, 1)} MiB${extra}\n`,
       );
@@ -891,6 +902,9 @@ function summarizeDownload(opts, size, proto, slug, tools) {
       mibPerSecond: wall ? size / MIB / wall : null,
       medianCpuSeconds: median(t.samples.map((s) => s.cpu)),
       medianDgstCpuSeconds: t.hash ? median(t.samples.map((s) => s.dgstCpu)) : undefined,
+      medianDurableWallSeconds: t.hash
+        ? median(t.samples.filter((s) => s.syncWall !== undefined).map((s) => s.wall + s.syncWall))
+        : undefined,
       medianPeakRssMiB: median(t.samples.map((s) => s.rssMiB)),
       maxPeakRssMiB: t.samples.length ? Math.max(...t.samples.map((s) => s.rssMiB ?? 0)) : null,
       errors: t.errors,
@@ -902,6 +916,10 @@ function summarizeDownload(opts, size, proto, slug, tools) {
   svc.ratioToCurl =
     svc.medianWallSeconds && curl.medianWallSeconds
       ? svc.medianWallSeconds / curl.medianWallSeconds
+      : null;
+  svc.ratioToDurableCurl =
+    svc.medianWallSeconds && curl.medianDurableWallSeconds
+      ? svc.medianWallSeconds / curl.medianDurableWallSeconds
       : null;
   const cpuBudget =
     curl.medianCpuSeconds !== null && curl.medianDgstCpuSeconds !== null
@@ -932,6 +950,13 @@ function summarizeDownload(opts, size, proto, slug, tools) {
         svc.ratioToCurl === null
           ? "—"
           : `${svc.ratioToCurl.toFixed(2)}× ${ratioTarget === null ? "" : verdict(met.ratio)}`,
+      ],
+      [
+        "wall s, curl + sync -d FILE",
+        fmt(svc.medianWallSeconds),
+        fmt(curl.medianDurableWallSeconds),
+        "(no target)",
+        svc.ratioToDurableCurl === null ? "—" : `${svc.ratioToDurableCurl.toFixed(2)}×`,
       ],
       ["MiB/s", fmt(svc.mibPerSecond, 0), fmt(curl.mibPerSecond, 0), "", ""],
       [
@@ -977,6 +1002,11 @@ function printTargetRows(results) {
       `${mib} MiB over ${d.proto}, wall vs curl`,
       svc.ratioToCurl === null ? "—" : `${svc.ratioToCurl.toFixed(2)} ×`,
       `≤ ${TARGETS.downloadRatio[d.proto]} ×`,
+    ]);
+    rows.push([
+      `${mib} MiB over ${d.proto}, wall vs curl + sync -d (as durable)`,
+      svc.ratioToDurableCurl ? `${svc.ratioToDurableCurl.toFixed(2)} ×` : "—",
+      "(no target)",
     ]);
     const cpu = svc.medianCpuSeconds;
     rows.push([
