@@ -1,8 +1,9 @@
 /**
- * The `unsafe_archive` row's hints (part of the error table, src/errors/codes.ts), one per kind
- * of problem that makes `--extract` refuse an archive (cli-contract "Downloads", `--extract`;
- * "Untrusted text, paths and caches"), so the hint names the actual cause. The extractor
- * passes the kind as the error's `detail.problem` (src/extract/errors.ts).
+ * The `unsafe_archive` row's hints (part of the error table, in
+ * src/errors/code-table/network-rows.ts), one per kind of problem that makes `--extract` refuse
+ * an archive (cli-contract "Downloads", `--extract`; "Untrusted text, paths and caches"), so the
+ * hint names the actual cause. The extractor passes the kind as the error's `detail.problem`
+ * (src/extract/errors.ts).
  */
 
 /**
