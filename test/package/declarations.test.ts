@@ -13,9 +13,10 @@ import { afterAll, describe, expect, it } from "vitest";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**
  * Most declaration files reachable from index.d.ts (12 when this test was written, 33 before;
- * 15 since the documents' types come from their schemas in src/documents/).
+ * 15 since the documents' types come from their schemas in src/documents/; 16 since the error
+ * table's row types live in src/errors/code-table/entry.ts, beside the rows that use them).
  */
-const MOST_FILES = 15;
+const MOST_FILES = 16;
 
 /** The relative `.d.ts` files `entry` reaches through `from "./…"` and `import("./…")`. */
 function reachable(entry: string): string[] {
