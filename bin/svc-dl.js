@@ -12,11 +12,12 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // Should main() never settle (a bug), the process must not end with a silent exit 0.
   process.exitCode = 1;
   // V8's baseline WebAssembly compiler only: undici compiles llhttp's WebAssembly on its first
-  // connection, and the optimizing tier costs about 35 MiB of peak RSS for a parser that is not
-  // the bottleneck (docs/performance.md). Set here, by the program, never by the library in
-  // its host's process.
+  // connection, and the optimizing tier costs 20 to 35 MiB of peak RSS for a parser that is not
+  // the bottleneck (docs/performance.md). A flag set at run time does not bring the flags it
+  // implies on the command line, so the two tier-up flags are named too (Node 24 and later
+  // tier up without them). Set here, by the program, never by the library in its host's process.
   const { setFlagsFromString } = await import("node:v8");
-  setFlagsFromString("--liftoff-only");
+  setFlagsFromString("--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering");
   const [{ main, setInflateCollector }, { systemContext }] = await Promise.all([
     import("../dist/cli.js"),
     import("../dist/context.js"),

@@ -62,6 +62,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchDeflated, deflatedTargetRows } from "./deflated.js";
+import { writeDeflatedPack } from "./deflated-pack.js";
 import { ensureNginx, startNginx } from "./nginx.js";
 import { makeCert, startHttpsApiFront, startTlsPipe } from "./tls.js";
 
@@ -1073,15 +1074,20 @@ function benchKit() {
 /**
  * `--serve`: starts the download part's service (mock API + nginx origin) for the first size
  * and protocol, prints the shell lines to use it by hand (perf, strace, --cpu-prof) and waits
- * for Ctrl-C.
+ * for Ctrl-C. With `--only deflated` the pack served is the deflated row's.
  */
 async function serve(opts) {
   const size = opts.sizes[0];
   const proto = [...opts.protos][0];
-  const mock = await startMock({ packSize: size, signedUrlTtlSeconds: 36000 });
+  const deflated = opts.only.has("deflated");
+  const mock = await startMock({
+    packSize: deflated ? 64 * 1024 : size,
+    signedUrlTtlSeconds: 36000,
+  });
   const packs = (await apiGet(mock, "packs?limit=100")).data;
   const pack = packs.find((p) => p.slug === "low-poly-forest") ?? packs[0];
-  const svc = await downloadService(mock, proto, pack.downloads.bundle);
+  const makeFile = deflated ? (file) => writeDeflatedPack(file, size, pack.slug) : undefined;
+  const svc = await downloadService(mock, proto, pack.downloads.bundle, makeFile);
   const curlUrl = (await cdnUrlOf(mock, pack.downloads.bundle)).replace(mock.cdnUrl, svc.cdnUrl);
   const envFile = join(opts.dir, `svc-dl-bench-serve-${proto}.env`);
   const lines = [

@@ -37,7 +37,9 @@ describe("V8 flags belong to the program, not to the library", () => {
     );
     expect(setters).toEqual([]);
     const bin = readFileSync(join(root, "bin", "svc-dl.js"), "utf8");
-    const flag = bin.indexOf('setFlagsFromString("--liftoff-only")');
+    const flag = bin.indexOf(
+      'setFlagsFromString("--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering")',
+    );
     expect(flag).toBeGreaterThan(0);
     expect(flag).toBeLessThan(bin.indexOf("dist/cli.js"));
   });
