@@ -13,30 +13,38 @@ import { checkEntryData } from "./zip-entry-data.js";
  * signature, name, compression method and, unless sizes follow in a data descriptor, CRC-32 and
  * sizes; every entry's data, inflated when deflated (stored and deflate; other methods are
  * damage; an encrypted entry's data is not checked: its CRC-32 is of the plaintext), has the recorded
- * uncompressed size and CRC-32 (`zlib.crc32`). Entries are read in file order, a few at a time
- * (inflating runs on libuv's thread pool). Returns the first damage found (entry name and the
- * offset of its local header), or undefined when every entry checks. Throws `signal.reason`
- * when `signal` aborts, and read errors.
+ * uncompressed size and CRC-32 (`zlib.crc32`). The central directory is read `batchEntries`
+ * records at a time (default 10,000), so memory stays bounded whatever count a hostile
+ * directory claims; each batch is checked in file order, a few entries at a time (inflating
+ * runs on libuv's thread pool). Returns the first damage found (of the first batch holding
+ * any: entry name and the offset of its local header), or undefined when every entry checks.
+ * Throws `signal.reason` when `signal` aborts, and read errors.
  */
 export async function findZipDamage(
   file: FileHandle,
   signal?: AbortSignal,
+  batchEntries = BATCH_ENTRIES,
 ): Promise<Damage | undefined> {
   const opened = await openArchive(file);
   if ("reason" in opened) return opened;
   const { yauzl, zip } = opened;
   try {
-    const listed = await listEntries(zip);
-    if ("reason" in listed) return listed;
-    const entries = listed.sort(
-      (a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader,
-    );
     const check = (entry: Entry) => checkEntry(zip, file, entry, yauzl.parseExtraFields, signal);
-    return await firstDamage(entries, check, Math.max(1, Math.min(4, availableParallelism())));
+    const width = Math.max(1, Math.min(4, availableParallelism()));
+    for await (const batch of entryBatches(zip, batchEntries)) {
+      if ("reason" in batch) return batch;
+      batch.sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
+      const damage = await firstDamage(batch, check, width);
+      if (damage) return damage;
+    }
+    return undefined;
   } finally {
     zip.close();
   }
 }
+
+/** Central-directory records {@link findZipDamage} holds at once. */
+const BATCH_ENTRIES = 10_000;
 
 /** yauzl's module (CommonJS `module.exports`), imported lazily. */
 export type Yauzl = typeof import("yauzl");
@@ -69,15 +77,34 @@ export async function openArchive(
   }
 }
 
-/** Every entry of the central directory, or the damage when it does not parse. */
+/**
+ * Every entry of the central directory, or the damage when it does not parse. Holds them all:
+ * the caller bounds `zip.entryCount` first.
+ */
 export async function listEntries(zip: ZipFile): Promise<Entry[] | Damage> {
-  const entries: Entry[] = [];
+  for await (const batch of entryBatches(zip, Number.POSITIVE_INFINITY)) return batch;
+  return [];
+}
+
+/**
+ * The central directory's entries in batches of at most `size`, in directory order; a batch
+ * that cannot be read whole is replaced by the damage (and nothing follows it).
+ */
+async function* entryBatches(zip: ZipFile, size: number): AsyncGenerator<Entry[] | Damage> {
+  let batch: Entry[] = [];
   try {
-    for await (const entry of zip.eachEntry()) entries.push(entry);
+    for await (const entry of zip.eachEntry()) {
+      batch.push(entry);
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
+      }
+    }
   } catch (err) {
-    return { reason: `the ZIP central directory does not parse: ${messageOf(err)}` };
+    yield { reason: `the ZIP central directory does not parse: ${messageOf(err)}` };
+    return;
   }
-  return entries;
+  if (batch.length > 0) yield batch;
 }
 
 /** Runs `check` over `items` with at most `width` at once, in order; the first damage (by index) wins. */

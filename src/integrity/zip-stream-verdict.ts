@@ -47,6 +47,9 @@ export async function settleWalk(
       const opened = await openArchive(file);
       if ("reason" in opened) return "unsure";
       try {
+        // the walk holds at most 100,000 entries: a directory claiming another count is not
+        // listed (a hostile count would fill the memory), findDamage reads it in batches
+        if (opened.zip.entryCount !== walked.length) return "unsure";
         const central = await listEntries(opened.zip);
         if ("reason" in central) return "unsure";
         return verdictOf(central, walked, opened.yauzl.parseExtraFields);

@@ -1,13 +1,17 @@
 import { writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { describeDamage, findDamage } from "../../src/integrity/check-file.js";
+import { findZipDamage } from "../../src/integrity/zip-check.js";
 import { buildZip } from "../../src/mock-server/zip-builder.js";
 import { tempDir } from "../helpers/download.js";
-import { flipped, halfCompressible, zip64Archive } from "./zip-samples.js";
+import { flipped, halfCompressible, localOffsets, zip64Archive } from "./zip-samples.js";
 
 const dir = tempDir("zip-check-");
+/** A central directory record's signature, as it is stored. */
+const CENTRAL_SIGNATURE = Buffer.from([0x50, 0x4b, 0x01, 0x02]);
 let n = 0;
 function fileWith(bytes: Buffer): string {
   const path = join(dir, `f${n++}.zip`);
@@ -114,6 +118,41 @@ describe("findDamage (zip): every entry against the archive's own CRC-32 and siz
     expect((await findDamage(fileWith(flipped(zip64, dataAt + 3)), "zip"))?.reason).toMatch(
       /CRC-32/,
     );
+  });
+
+  it("reads the central directory in batches (bounded memory): a later batch's damage is found, the first batch holding damage names it", async () => {
+    const many = buildZip(
+      Array.from({ length: 10 }, (_, i) => ({
+        name: `part-${i}.bin`,
+        data: halfCompressible(2_000, 10 + i),
+        method: (i % 2 ? 8 : 0) as 0 | 8,
+      })),
+    );
+    const offsets = localOffsets(many);
+    const dataOf = (i: number) => (offsets[i] ?? 0) + 30 + `part-${i}.bin`.length;
+    const damageIn = async (bytes: Buffer, batchEntries: number) => {
+      const file = await open(fileWith(bytes));
+      try {
+        return await findZipDamage(file, undefined, batchEntries);
+      } finally {
+        await file.close();
+      }
+    };
+    expect(await damageIn(many, 3)).toBeUndefined();
+    expect((await damageIn(flipped(many, dataOf(8) + 7), 3))?.entry).toBe("part-8.bin");
+    const twice = flipped(flipped(many, dataOf(8) + 7), dataOf(1) + 7);
+    expect((await damageIn(twice, 3))?.entry).toBe("part-1.bin");
+    // the last record's signature broken: the three batches before it pass, then it is damage
+    const cdStart = many.length - 22 - many.readUInt32LE(many.length - 22 + 12);
+    let lastRecord = cdStart;
+    for (let i = 0; i < 9; i++) lastRecord = many.indexOf(CENTRAL_SIGNATURE, lastRecord + 4);
+    expect(lastRecord).toBeGreaterThan(cdStart);
+    expect((await damageIn(flipped(many, lastRecord), 3))?.reason).toMatch(
+      /central directory does not parse/,
+    );
+    // …and damage in an earlier batch is named before it
+    const both = flipped(flipped(many, lastRecord), dataOf(4) + 7);
+    expect((await damageIn(both, 3))?.entry).toBe("part-4.bin");
   });
 
   it("calls a symlink or a missing file damaged, never following it", async () => {
