@@ -164,11 +164,11 @@ describe("a pack checked while it downloads", () => {
     expect(r.stderr).toContain(`corrupt download: ${expected}`);
   });
 
-  it("the program (bin/svc-dl.js) runs a young-generation collection after every 4 MiB inflated", async () => {
+  it("the program (bin/svc-dl.js) runs a young-generation collection after every 4 MiB inflated, a full one every 128 MiB", async () => {
     served = {
       bytes: buildZip([
-        { name: "a.bin", data: Buffer.alloc(13 << 20, 1), method: 8 },
-        { name: "b.bin", data: Buffer.alloc(13 << 20, 2), method: 8 },
+        { name: "a.bin", data: Buffer.alloc(66 << 20, 1), method: 8 },
+        { name: "b.bin", data: Buffer.alloc(66 << 20, 2), method: 8 },
       ]),
     };
     const dir = tempDir();
@@ -179,8 +179,14 @@ describe("a pack checked while it downloads", () => {
     });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(dir, "p.zip")).equals(served.bytes)).toBe(true);
-    // V8 names a collection asked for through `gc()` "testing": 26 MiB inflated, 6 of them
-    const asked = r.stdout.split("\n").filter((line) => /Scavenge.*testing/.test(line));
-    expect(asked.length).toBeGreaterThanOrEqual(6);
+    // V8 names a collection asked for through `gc()` "testing": 132 MiB inflated, 33 of them,
+    // the 32nd full
+    const lines = r.stdout.split("\n");
+    expect(lines.filter((line) => /Scavenge.*testing/.test(line)).length).toBeGreaterThanOrEqual(
+      32,
+    );
+    expect(
+      lines.filter((line) => /Mark-Compact.*testing/.test(line)).length,
+    ).toBeGreaterThanOrEqual(1);
   });
 });

@@ -4,7 +4,11 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { openHashingWriter } from "../../src/download/writer.js";
 import { findDamage } from "../../src/integrity/check-file.js";
-import { setInflateCollector } from "../../src/integrity/inflate-collector.js";
+import {
+  type CollectionKind,
+  countInflated,
+  setInflateCollector,
+} from "../../src/integrity/inflate-collector.js";
 import { ZipStreamCheck } from "../../src/integrity/zip-stream-check.js";
 import { hostileArchive } from "../../src/mock-server/hostile-zip.js";
 import { tempDir } from "../helpers/files.js";
@@ -153,8 +157,9 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
       { name: "b.bin", data: Buffer.alloc(13 << 20, 2), method: 8 },
     ]);
     let calls = 0;
-    setInflateCollector(() => {
+    setInflateCollector((kind) => {
       calls += 1;
+      expect(kind).toBe("young");
     });
     try {
       expect((await streamed(big, 1, 1 << 20)).verdict).toBe("sound");
@@ -164,5 +169,19 @@ describe("ZipStreamCheck: a ZIP checked as it is read back during its download",
     expect(calls).toBe(6); // 26 MiB inflated
     expect((await streamed(big, 1, 1 << 20)).verdict).toBe("sound");
     expect(calls).toBe(6);
+  });
+
+  it("asks the collector for a full collection every 128 MiB inflated, a young one every 4 MiB between", () => {
+    const kinds: CollectionKind[] = [];
+    setInflateCollector((kind) => kinds.push(kind));
+    try {
+      for (let i = 0; i < 256 * 4; i++) countInflated(256 * 1024);
+    } finally {
+      setInflateCollector(undefined);
+    }
+    expect(kinds).toHaveLength(64);
+    expect(kinds.flatMap((kind, i) => (kind === "full" ? [i + 1] : []))).toEqual([32, 64]);
+    countInflated(8 << 20); // none set: nothing runs, nothing counts
+    expect(kinds).toHaveLength(64);
   });
 });
