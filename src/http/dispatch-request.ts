@@ -9,14 +9,19 @@ import {
 
 /**
  * Sends one request through `dispatcher` with undici's handler API (`dispatch()`), no
- * redirects or retries. Resolves when the final response head has arrived (interim 1xx answers
- * skipped, at most `MAX_INTERIM_ANSWERS` of them: the run's own connections never show undici
- * one, src/http/interim-answers.ts removes them first; a dispatcher given by the caller may);
- * rejects with undici's
- * error (connection, TLS, DNS, timeout, bad framing) if it fails before that. An abort of
- * `signal` aborts the request or the body transfer with the signal's reason.
+ * redirects or retries, one turn of the event loop after it is called (see
+ * {@link afterConnectionRelease}). Resolves when the final response head has arrived (interim
+ * 1xx answers skipped, at most `MAX_INTERIM_ANSWERS` of them: the run's own connections never
+ * show undici one, src/http/interim-answers.ts removes them first; a dispatcher given by the
+ * caller may); rejects with undici's error (connection, TLS, DNS, timeout, bad framing) if it
+ * fails before that. An abort of `signal` aborts the request or the body transfer with the
+ * signal's reason; a signal aborted before the request is sent rejects without sending it.
  */
-export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Promise<RawResponse> {
+export async function dispatchRequest(
+  dispatcher: Dispatcher,
+  init: DispatchInit,
+): Promise<RawResponse> {
+  await afterConnectionRelease();
   return new Promise((resolve, reject) => {
     const body = new ResponseBody();
     let started = false;
@@ -26,6 +31,10 @@ export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Pro
       const reason: unknown = init.signal?.reason;
       return reason instanceof Error ? reason : new Error("aborted");
     };
+    if (init.signal?.aborted) {
+      reject(abortReason());
+      return;
+    }
     const onAbort = (): void => {
       if (controller) controller.abort(abortReason());
       // Still waiting for a connection (a proxy's CONNECT, a TLS handshake): undici would only
@@ -86,4 +95,17 @@ export function dispatchRequest(dispatcher: Dispatcher, init: DispatchInit): Pro
       reject(err);
     }
   });
+}
+
+/**
+ * Resolves one turn of the event loop later (`setImmediate`). With one request per connection
+ * undici gives a kept-alive connection back to its pool only a turn after the response ended
+ * (its `client-h1.js`: "wait a full event loop cycle to reuse this socket"); a request
+ * dispatched before that opens a second connection, and a second TLS handshake (a `pack get`
+ * did: its pack listing, then at once the download route). Waiting the turn here, after the
+ * previous response's end, lets undici's release run first, so requests in sequence share one
+ * connection.
+ */
+function afterConnectionRelease(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -45,4 +45,28 @@ describe("keep-alive over https", () => {
     expect(cdn.tlsHandshakes()).toBeGreaterThanOrEqual(1);
     expect(cdn.tlsHandshakes()).toBeLessThanOrEqual(2);
   }, 180_000);
+
+  it("a `pack get` lists the packs and asks for the download route on one API connection", async () => {
+    const cert = makeSelfSignedCert(["IP:127.0.0.1"]);
+    if (!cert) throw new Error("openssl is needed for the private CA");
+    const mock = await startMockService({ quiet: true, packSize: 4 * 1024 });
+    closers.push(mock);
+    registerSecret(mock.apiKey);
+    const { api, cdn } = await startTlsFronts(mock, cert);
+    closers.push(api, cdn);
+    const dir = tempDir("svc-dl-keepalive-get-");
+    const r = await runCli(["pack", "get", "desert-rocks", "-o", `${dir}/`, "--json"], {
+      cwd: dir,
+      timeoutMs: 60_000,
+      env: { SVC_BASE_URL: api.url, SVC_API_KEY: mock.apiKey, SVC_CA_FILE: cert.caFile },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    // the listing, then at once the route: undici gives the connection back a turn later
+    expect(api.paths.map((p) => p.replace(/\?.*$/, ""))).toEqual([
+      "/api/v1/packs",
+      "/api/v1/packs/desert-rocks/download",
+    ]);
+    expect(api.tlsHandshakes()).toBe(1);
+    expect(cdn.tlsHandshakes()).toBe(1);
+  }, 120_000);
 });
