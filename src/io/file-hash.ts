@@ -11,14 +11,24 @@ import { isNotRegular, openRegular, READ_NO_FOLLOW } from "./safe-fs.js";
 export type FileDigest = { sha256: string; bytes: number };
 
 /**
+ * A second reader of the blocks a hash reads (a format check that reads the file front to
+ * back, so the file is read once for both): `block` is the file's bytes at `offset`, blocks in
+ * order from 0; borrowed until the call returns or the promise it returns settles. Throwing or
+ * rejecting stops the hashing with that error.
+ */
+export type BlockReader = (block: Buffer, offset: number) => void | Promise<void>;
+
+/**
  * SHA-256 and size of a regular file, read in 1 MiB blocks with asynchronous reads (so
- * SIGINT/SIGTERM are seen between blocks), never through a symlink. Returns undefined when
- * `path` is missing or not a regular file. Throws `signal.reason` when `signal` aborts, and
- * read errors. The one file hasher: {@link hashRegularFileSync} is its blocking form.
+ * SIGINT/SIGTERM are seen between blocks), never through a symlink; each block is also handed
+ * to `alsoRead` when given. Returns undefined when `path` is missing or not a regular file.
+ * Throws `signal.reason` when `signal` aborts, read errors, and what `alsoRead` throws. The one
+ * file hasher: {@link hashRegularFileSync} is its blocking form.
  */
 export async function hashRegularFile(
   path: string,
   signal?: AbortSignal,
+  alsoRead?: BlockReader,
 ): Promise<FileDigest | undefined> {
   let handle: FileHandle;
   try {
@@ -36,7 +46,9 @@ export async function hashRegularFile(
       signal?.throwIfAborted();
       const { bytesRead } = await handle.read(block, 0, block.length, bytes);
       if (bytesRead === 0) break;
-      hash.update(block.subarray(0, bytesRead));
+      const read = block.subarray(0, bytesRead);
+      hash.update(read);
+      await alsoRead?.(read, bytes);
       bytes += bytesRead;
     }
     return { sha256: hash.digest("hex"), bytes };

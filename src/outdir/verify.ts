@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
 import { describeDamage, findDamage } from "../integrity/check-file.js";
+import { ZipStreamCheck } from "../integrity/zip-stream-check.js";
 import { hashRegularFile } from "../io/file-hash.js";
 import { lstatIfExists } from "../io/safe-fs.js";
 import type { OutputDir } from "./output-dir.js";
@@ -34,7 +35,9 @@ export interface VerifyItem {
 /**
  * `svc-dl verify [DIR]` (cli-contract "verify", "Integrity"): re-hashes every file that the
  * state of `out` records and compares size and SHA-256, then applies the format checks to the
- * files that match (`damaged` when they fail), offline. Items come in file-name order. Reads nothing outside
+ * files that match (`damaged` when they fail), offline; a pack's entries are CRC-checked as
+ * the hash reads it (src/integrity/zip-stream-check.ts), `findDamage` deciding whatever that
+ * walk cannot vouch for. Items come in file-name order. Reads nothing outside
  * DIR: names come from the state only when they are safe base names (readState), and a
  * symlink or other special file at a recorded name is `changed`, never followed or hashed. A
  * DIR with nothing recorded gives no items. `stops` (`--max-duration`) is asked before each
@@ -77,19 +80,33 @@ export async function verifyRecord(
     st = undefined;
   }
   if (!st) return { ...base, status: "missing", sha256: null, bytes: null };
+  // A pack's entries are walked as the hash reads it (one read of the file for both); only a
+  // walk that cannot vouch for every entry leaves the archive to findDamage.
+  const walk = recorded.kind === "pack" && st.isFile() ? new ZipStreamCheck() : undefined;
   let now: Awaited<ReturnType<typeof hashRegularFile>>;
   try {
-    now = st.isFile() ? await hashRegularFile(path, signal) : undefined;
+    now = st.isFile()
+      ? await hashRegularFile(path, signal, walk && ((block, at) => walk.update(block, at)))
+      : undefined;
   } catch (err) {
+    walk?.abandon();
     if (signal?.aborted) throw err;
     now = undefined;
   }
   const same = now !== undefined && now.bytes === recorded.size && now.sha256 === recorded.sha256;
   const found = { ...base, sha256: now?.sha256 ?? null, bytes: now?.bytes ?? null };
-  if (!same) return { ...found, status: "changed" };
+  if (!same) {
+    walk?.abandon();
+    return { ...found, status: "changed" };
+  }
   let damage: Awaited<ReturnType<typeof findDamage>>;
   try {
-    damage = await findDamage(path, recorded.kind === "pack" ? "zip" : "glb", signal);
+    const verdict = walk ? await walk.settle(path) : "unsure";
+    signal?.throwIfAborted();
+    damage =
+      verdict === "sound"
+        ? undefined
+        : await findDamage(path, recorded.kind === "pack" ? "zip" : "glb", signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     damage = { reason: `cannot be read (${err instanceof Error ? err.message : String(err)})` };
