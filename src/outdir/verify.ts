@@ -60,11 +60,16 @@ export async function verifyDir(
   return results;
 }
 
-/** Verifies one record's file in `dir` (see {@link verifyDir}); throws `signal.reason` when aborted. */
+/**
+ * Verifies one record's file in `dir` (see {@link verifyDir}); throws `signal.reason` when
+ * aborted. `entryByEntry` is the check that decides what the streaming walk of a pack cannot
+ * vouch for, and every GLB: `findDamage` (a test may count its calls).
+ */
 export async function verifyRecord(
   dir: string,
   recorded: StateItem,
   signal?: AbortSignal,
+  entryByEntry: typeof findDamage = findDamage,
 ): Promise<VerifyItem> {
   const path = join(dir, recorded.file);
   const base = {
@@ -106,7 +111,7 @@ export async function verifyRecord(
     damage =
       verdict === "sound"
         ? undefined
-        : await findDamage(path, recorded.kind === "pack" ? "zip" : "glb", signal);
+        : await entryByEntry(path, recorded.kind === "pack" ? "zip" : "glb", signal);
   } catch (err) {
     if (signal?.aborted) throw err;
     damage = { reason: `cannot be read (${err instanceof Error ? err.message : String(err)})` };
