@@ -33,16 +33,16 @@ export interface VerifyItem {
 }
 
 /**
- * `svc-dl verify [DIR]` (cli-contract "verify", "Integrity"): re-hashes every file that the
- * state of `out` records and compares size and SHA-256, then applies the format checks to the
- * files that match (`damaged` when they fail), offline; a pack's entries are CRC-checked as
- * the hash reads it (src/integrity/zip-stream-check.ts), `findDamage` deciding whatever that
- * walk cannot vouch for. Items come in file-name order. Reads nothing outside
- * DIR: names come from the state only when they are safe base names (readState), and a
- * symlink or other special file at a recorded name is `changed`, never followed or hashed. A
- * DIR with nothing recorded gives no items. `stops` (`--max-duration`) is asked before each
- * file: once it answers true, no later file is hashed and the items verified so far are
- * returned (the first `n` of `out.records()`). Throws `signal.reason` when aborted.
+ * `svc-dl verify [DIR]` (cli-contract "verify", "Integrity"): re-hashes every file that the state
+ * of `out` records and compares size and SHA-256, then applies the format checks to the files that
+ * match (`damaged` when they fail), offline; a pack's entries are CRC-checked as the hash reads it
+ * (src/integrity/zip-stream-check.ts), `findDamage` deciding whatever that walk cannot vouch for.
+ * Items come in file-name order. Reads nothing outside DIR: names come from the state only when
+ * they are safe base names (readState), and a symlink or other special file at a recorded name is
+ * `changed`, never followed or hashed. A DIR with nothing recorded gives no items. `stops`
+ * (`--max-duration`) is asked before each file: once it answers true, no later file is hashed and
+ * the items verified so far are returned (the first `n` of `out.records()`). Throws
+ * `signal.reason` when aborted.
  */
 export async function verifyDir(
   out: OutputDir,
