@@ -1,8 +1,9 @@
 import fc from "fast-check";
 
 // One drawn combination of the features that change when and how bytes arrive (cli-contract
-// "Integrity": `--limit-rate`, `-o -`, `--extract`, TLS, resume and retries change when bytes
-// arrive, never which bytes are kept), and the fast-check generator that draws it.
+// "Integrity": `--limit-rate`, `--max-duration`, `-o -`, `--extract`, proxies, TLS, resume and
+// retries change when bytes arrive, never which bytes are kept), and the fast-check generator
+// that draws it.
 
 /** The command of a case and the items it asks for. */
 export type CommandKind = "pack" | "packs" | "asset" | "assets" | "sync" | "install";
@@ -40,6 +41,17 @@ export interface Case {
   extract: boolean;
   /** `--limit-rate` value and how it is given, or none. */
   limitRate: { rate: "4K" | "64K" | "700K" | "3M"; via: "flag" | "env" } | undefined;
+  /**
+   * Every request through the forward proxy on loopback, named by `--proxy` or by
+   * `HTTP_PROXY`/`HTTPS_PROXY` (the CDN body then goes through undici, not the fast path), or
+   * none.
+   */
+  proxy: { via: "flag" | "env" } | undefined;
+  /**
+   * `--max-duration` in seconds of the run's clock (a rate-limit wait or a retry backoff moves
+   * it on), or none: the run may end with exit 10, its partial data kept for the re-run.
+   */
+  maxDuration: 1 | 3 | undefined;
   /** The run's clock: waits yield once and move manual time on, or real waits. */
   realClock: boolean;
   protocol: "http" | "https";
@@ -132,6 +144,14 @@ const rawCaseArb = fc.record({
       via: fc.constantFrom("flag" as const, "env" as const),
     }),
     { nil: undefined, freq: 2 },
+  ),
+  proxy: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.record({ via: fc.constantFrom("flag" as const, "env" as const) }) },
+  ),
+  maxDuration: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom(1 as const, 3 as const) },
   ),
   realClock: fc.boolean(),
   protocol: fc.constantFrom("http" as const, "https" as const),

@@ -1,14 +1,16 @@
 /**
  * Every feature combination against the served bytes (cli-contract "Integrity": `--limit-rate`,
- * `-o -`, `--extract`, TLS, resume and retries change when bytes arrive, never which bytes are
- * kept). fast-check draws a command (`pack get` of one or several slugs, `asset get`, `packs
- * sync`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`), http or https with a
+ * `--max-duration`, `-o -`, `--extract`, proxies, TLS, resume and retries change when bytes
+ * arrive, never which bytes are kept). fast-check draws a command (`pack get` of one or several
+ * slugs, `asset get`, `packs sync`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`),
+ * a forward proxy (`--proxy` or `HTTP(S)_PROXY`), a `--max-duration`, http or https with a
  * private CA, the mock's file sizes, write sizes and pace, a fault (cut bodies, 5xx, a 416 on
  * resume, expired CDN URLs), an interruption (Ctrl-C in-process, SIGKILL of a child process)
  * and the output (`-o -`, files, `--extract`). After every run, whatever is under a final name
  * holds exactly the mock's bytes for it, a failed item left no file, state, lock and cache
- * name the bytes on disk; a run that was not cut short by a fatal fault or an interruption
- * succeeded; after a fatal fault or an interruption, the re-run without it succeeds; and
+ * name the bytes on disk; a run that was not cut short by a fatal fault, an interruption or its
+ * `--max-duration` (exit 10) succeeded; after any of those, the re-run without the fault, the
+ * interruption and the deadline succeeds; a drawn proxy carried the case's requests; and
  * `verify` calls every recorded file ok.
  *
  * `SVC_DL_PROPERTY_RUNS` sets the number of cases (default 16), `SVC_DL_PROPERTY_SEED` the seed
@@ -96,40 +98,53 @@ async function verifyAgrees(
   );
 }
 
-/** One case: the run as drawn, the re-run when that was cut short, then `verify`. */
-async function checkCase(c: Case, trace: CaseTrace): Promise<void> {
+/**
+ * One case: the run as drawn, the re-run when that was cut short, then `verify`. Returns the
+ * runs' exit codes (null: killed), in order.
+ */
+async function checkCase(c: Case, trace: CaseTrace): Promise<(number | null)[]> {
   trace.step("setting the mock for the case");
   const items = await applyCase(world.mock, c, async (first) =>
     c.stdout ? servedBytes(world.mock, first) : undefined,
   );
   const served = items.bytes;
   const place = makePlace(c);
-  const env = envFor(c, place, world.env(c.protocol));
-  const args = argvFor(c, place);
+  const proxy = world.proxy;
+  const tunnelsBefore = proxy.connects.length;
+  const env = envFor(c, place, world.env(c.protocol), proxy.url);
+  const args = argvFor(c, place, proxy.url);
   const okExit = c.denied ? 1 : 0;
   const runs: RunResult[] = [];
   const first = await runOnce(c, place, args, env, c.interruption, { label: "run 1", trace });
   runs.push(first);
   const firstSize = items.served.find((i) => !i.denied)?.size ?? 0;
   const outcome = faultOutcome(c, firstSize);
+  // exit 10: the run's window ended first (a rate-limit wait or a backoff moved its clock on,
+  // or a slow case its real time); its partial data is kept for the re-run
+  const stopped = first.interrupted || (c.maxDuration !== undefined && first.code === 10);
   // a refused item makes even a good run exit 1: a fault that never ends is then told by the
   // items, which the re-run and `verify` check
   const failed = outcome === "fails" || first.code !== okExit;
-  if (!first.interrupted && outcome === "ok") {
+  if (!stopped && outcome === "ok") {
     holds(failed ? `exit ${first.code}, not ${okExit}` : undefined, runs);
   }
-  if (!first.interrupted && failed && outcome !== "ok") {
+  if (!stopped && failed && outcome !== "ok") {
     holds([1, 7].includes(first.code ?? -1) ? undefined : `exit ${first.code}, not 1 or 7`, runs);
   }
   await afterRun(c, place, items.served, served, runs, first.code === 0);
-  if (first.interrupted || failed) {
+  if (stopped || failed) {
     liftFault(world.mock, c);
-    const again = await runOnce(c, place, args, env, { kind: "none" }, { label: "re-run", trace });
+    const rerun = argvFor({ ...c, maxDuration: undefined }, place, proxy.url);
+    const again = await runOnce(c, place, rerun, env, { kind: "none" }, { label: "re-run", trace });
     runs.push(again);
     holds(again.code === okExit ? undefined : `re-run: exit ${again.code}, not ${okExit}`, runs);
     await afterRun(c, place, items.served, served, runs, again.code === 0);
   }
+  const tunnels = proxy.connects.length - tunnelsBefore;
+  if (c.proxy) holds(tunnels > 0 ? undefined : "the drawn proxy carried no request", runs);
+  else holds(tunnels === 0 ? undefined : `${tunnels} tunnels through a proxy not drawn`, runs);
   if (!c.stdout) await verifyAgrees(place, items.served, runs, trace);
+  return runs.map((r) => r.code);
 }
 
 describe("feature combinations against the served bytes", () => {
@@ -145,8 +160,10 @@ describe("feature combinations against the served bytes", () => {
         const started = Date.now();
         const trace = new CaseTrace();
         try {
-          await withinBound(CASE_MS, trace, () => checkCase(c, trace));
-          if (VERBOSE) console.log(`${Date.now() - started} ms: ${describeCase(c)}`);
+          const exits = await withinBound(CASE_MS, trace, () => checkCase(c, trace));
+          if (VERBOSE) {
+            console.log(`${Date.now() - started} ms, exits ${exits.join(" ")}: ${describeCase(c)}`);
+          }
         } catch (e) {
           const how =
             e instanceof CaseFailure || e instanceof CaseTimeout

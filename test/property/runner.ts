@@ -5,6 +5,7 @@ import { systemClock } from "../../src/clock.js";
 import type { Clock } from "../../src/model.js";
 import { assertNoSecrets, launchCli, runCli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/files.js";
+import { NO_PROXY_ENV } from "../helpers/proxy.js";
 import { whenInDir } from "../helpers/wait.js";
 import type { CaseTrace } from "./bound.js";
 import { type Case, type InterruptionCase, RATES, totalBytes } from "./case.js";
@@ -47,8 +48,11 @@ export function makePlace(c: Case): Place {
   return { cwd, outDir, cache };
 }
 
-/** The argv of a case's command (`--json` unless its data goes to stdout). */
-export function argvFor(c: Case, place: Place): string[] {
+/**
+ * The argv of a case's command (`--json` unless its data goes to stdout); `proxyUrl` is the
+ * forward proxy's, named by `--proxy` when the case draws the flag.
+ */
+export function argvFor(c: Case, place: Place, proxyUrl: string): string[] {
   const slugs = commandSlugs(c);
   const out = c.stdout ? ["-o", "-"] : ["-o", `${place.outDir}/`];
   const base: Record<Case["command"], string[]> = {
@@ -64,15 +68,28 @@ export function argvFor(c: Case, place: Place): string[] {
     ...(c.extract ? ["--extract"] : []),
     ...(c.stdout ? [] : ["--json"]),
     ...(c.limitRate?.via === "flag" ? ["--limit-rate", c.limitRate.rate] : []),
+    ...(c.proxy?.via === "flag" ? ["--proxy", proxyUrl] : []),
+    ...(c.maxDuration !== undefined ? ["--max-duration", `${c.maxDuration}s`] : []),
   ];
 }
 
-/** The environment of a case's runs on top of the service's (`SVC_DL_LIMIT_RATE`, the cache). */
-export function envFor(c: Case, place: Place, service: Record<string, string>) {
+/**
+ * The environment of a case's runs on top of the service's: `SVC_DL_LIMIT_RATE`, the cache,
+ * `HTTP_PROXY` and `HTTPS_PROXY` set to `proxyUrl` when the case draws them (no proxy variable
+ * of the machine's otherwise).
+ */
+export function envFor(
+  c: Case,
+  place: Place,
+  service: Record<string, string>,
+  proxyUrl: string,
+): Record<string, string | undefined> {
   return {
     ...service,
+    ...NO_PROXY_ENV,
     SVC_DL_CACHE_DIR: place.cache,
     ...(c.limitRate?.via === "env" ? { SVC_DL_LIMIT_RATE: c.limitRate.rate } : {}),
+    ...(c.proxy?.via === "env" ? { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } : {}),
   };
 }
 
@@ -183,7 +200,7 @@ export async function runOnce(
   c: Case,
   place: Place,
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   interruption: InterruptionCase,
   step: RunStep,
 ): Promise<RunResult> {
@@ -238,7 +255,7 @@ async function runChild(
   c: Case,
   place: Place,
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   interruption: Exclude<InterruptionCase, { kind: "none" }>,
   step: RunStep,
 ): Promise<RunResult> {

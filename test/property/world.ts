@@ -3,12 +3,13 @@ import type { Faults, FileRef, MockService } from "../../src/mock-server/index.j
 import { registerSecret } from "../helpers/cli.js";
 import { type FrontServer, startTlsFronts } from "../helpers/front-server.js";
 import { useMockService } from "../helpers/mock.js";
+import { type ForwardProxy, startForwardProxy } from "../helpers/proxy.js";
 import { makeSelfSignedCert } from "../helpers/tls.js";
 import type { Case, CommandKind, FaultCase } from "./case.js";
 
-// The service every case runs against: one mock (both origins over http) and two https fronts
-// with a private CA in front of it, started once per test file; each case sets the mock's sizes,
-// pace, write sizes and fault.
+// The service every case runs against: one mock (both origins over http), two https fronts
+// with a private CA in front of it and a forward proxy on loopback, started once per test file;
+// each case sets the mock's sizes, pace, write sizes and fault.
 
 /** One item a command asks for, with the bytes the mock serves for it. */
 export interface ServedItem {
@@ -26,6 +27,8 @@ export interface World {
   readonly mock: MockService;
   /** `SVC_BASE_URL`, `SVC_API_KEY` and, over https, `SVC_CA_FILE` for a protocol. */
   env(protocol: Case["protocol"]): Record<string, string>;
+  /** The forward proxy (test/helpers/proxy.ts) the cases that draw one go through. */
+  readonly proxy: ForwardProxy;
 }
 
 /** Slugs of the packs the demo account owns, in list order (`packs sync` fetches them all). */
@@ -167,7 +170,7 @@ export function liftFault(mock: MockService, c: Case): void {
 
 /**
  * Starts the service for the calling test file (the mock of {@link useMockService}, then the
- * https fronts, in beforeAll) and stops it (afterAll).
+ * https fronts and the forward proxy, in beforeAll) and stops it (afterAll).
  */
 export function useWorld(): World {
   const shared = useMockService({
@@ -177,6 +180,7 @@ export function useWorld(): World {
     },
   });
   let fronts: { api: FrontServer; cdn: FrontServer } | undefined;
+  let proxy: ForwardProxy | undefined;
   let caFile = "";
   beforeAll(async () => {
     registerSecret(shared.mock.apiKey);
@@ -185,14 +189,20 @@ export function useWorld(): World {
     if (!cert) throw new Error("openssl is needed for the private CA of the https cases");
     caFile = cert.caFile;
     fronts = await startTlsFronts(shared.mock, cert);
+    proxy = await startForwardProxy();
   });
   afterAll(async () => {
     await fronts?.api.close();
     await fronts?.cdn.close();
+    await proxy?.close();
   });
   return {
     get mock() {
       return shared.mock;
+    },
+    get proxy() {
+      if (!proxy) throw new Error("the forward proxy is not running");
+      return proxy;
     },
     env(protocol) {
       if (protocol === "http") return shared.env();
