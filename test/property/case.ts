@@ -6,7 +6,7 @@ import fc from "fast-check";
 // that draws it.
 
 /** The command of a case and the items it asks for. */
-export type CommandKind = "pack" | "packs" | "asset" | "assets" | "sync" | "install";
+export type CommandKind = "pack" | "packs" | "asset" | "assets" | "legacy" | "sync" | "install";
 
 /** A fault of the mock service (docs/mock-service.md, "Fault injection"). */
 export type FaultCase =
@@ -35,9 +35,9 @@ export interface Case {
   command: CommandKind;
   /** `assets`: also ask for an asset the account may not download (the item fails). */
   denied: boolean;
-  /** `-o -` (pack and asset with one slug only), else files in a directory. */
+  /** `-o -` (one pack, one asset or `legacy get` only), else files in a directory. */
   stdout: boolean;
-  /** `--extract` (packs into files only). */
+  /** `--extract` (`pack get`, `packs sync` and `install` into files only). */
   extract: boolean;
   /** `--limit-rate` value and how it is given, or none. */
   limitRate: { rate: "4K" | "64K" | "700K" | "3M"; via: "flag" | "env" } | undefined;
@@ -134,7 +134,15 @@ const interruptionArb: fc.Arbitrary<InterruptionCase> = fc.oneof(
 
 /** The raw draw, before {@link normalize} makes the combination one the CLI accepts. */
 const rawCaseArb = fc.record({
-  command: fc.constantFrom<CommandKind>("pack", "packs", "asset", "assets", "sync", "install"),
+  command: fc.constantFrom<CommandKind>(
+    "pack",
+    "packs",
+    "asset",
+    "assets",
+    "legacy",
+    "sync",
+    "install",
+  ),
   denied: fc.boolean(),
   stdout: fc.boolean(),
   extract: fc.boolean(),
@@ -172,6 +180,7 @@ export const ITEM_COUNTS: Record<CommandKind, { packs: number; assets: number }>
   packs: { packs: 3, assets: 0 },
   asset: { packs: 0, assets: 1 },
   assets: { packs: 0, assets: 2 },
+  legacy: { packs: 1, assets: 0 },
   sync: { packs: 5, assets: 0 },
   install: { packs: 2, assets: 1 },
 };
@@ -184,14 +193,14 @@ export function totalBytes(c: Pick<Case, "command" | "packSize" | "assetSize">):
 
 /**
  * Makes a drawn combination one the CLI accepts and the suite can afford: `-o -` only for one
- * pack or asset, `--extract` only for packs into files, smaller files where many packs or
+ * pack or asset, `--extract` only for the pack commands that take it, into files, smaller files where many packs or
  * few-byte writes are drawn, a real clock only when the rate limit keeps the run short.
  */
 function normalize(c: Case): Case {
-  const single = c.command === "pack" || c.command === "asset";
+  const single = c.command === "pack" || c.command === "asset" || c.command === "legacy";
   const stdout = c.stdout && single;
-  const packs = c.command !== "asset" && c.command !== "assets";
-  const extract = c.extract && packs && !stdout;
+  const extracts = c.command === "pack" || c.command === "packs" || c.command === "sync";
+  const extract = c.extract && (extracts || c.command === "install") && !stdout;
   let packSize = c.packSize;
   let assetSize = c.assetSize;
   if (c.command === "packs" || c.command === "sync" || c.command === "install") {

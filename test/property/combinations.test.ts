@@ -2,7 +2,7 @@
  * Every feature combination against the served bytes (cli-contract "Integrity": `--limit-rate`,
  * `--max-duration`, `-o -`, `--extract`, proxies, TLS, resume and retries change when bytes
  * arrive, never which bytes are kept). fast-check draws a command (`pack get` of one or several
- * slugs, `asset get`, `packs sync`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`),
+ * slugs, `asset get`, `legacy get` with the license key, `packs sync`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`),
  * a forward proxy (`--proxy` or `HTTP(S)_PROXY`), a `--max-duration`, http or https with a
  * private CA, the mock's file sizes, write sizes and pace, a fault (cut bodies, 5xx, a 416 on
  * resume, expired CDN URLs), an interruption (Ctrl-C in-process, SIGKILL of a child process)

@@ -9,7 +9,7 @@ import { NO_PROXY_ENV } from "../helpers/proxy.js";
 import { whenInDir } from "../helpers/wait.js";
 import type { CaseTrace } from "./bound.js";
 import { type Case, type InterruptionCase, RATES, totalBytes } from "./case.js";
-import { commandSlugs, MANIFEST } from "./world.js";
+import { commandSlugs, LEGACY_PACK, MANIFEST } from "./world.js";
 
 // Runs a case's command once: in-process through `main(argv, ctx)` (Ctrl-C as an aborted
 // signal), or as a child process when the case kills it with SIGKILL. An interruption fires at
@@ -60,6 +60,7 @@ export function argvFor(c: Case, place: Place, proxyUrl: string): string[] {
     packs: ["pack", "get", ...slugs, ...out],
     asset: ["asset", "get", ...slugs, ...out],
     assets: ["asset", "get", ...slugs, ...out],
+    legacy: ["legacy", "get", "--pack", LEGACY_PACK, ...out],
     sync: ["packs", "sync", place.outDir],
     install: ["install"],
   };

@@ -25,7 +25,10 @@ export interface ServedItem {
 /** The running service of a test file. */
 export interface World {
   readonly mock: MockService;
-  /** `SVC_BASE_URL`, `SVC_API_KEY` and, over https, `SVC_CA_FILE` for a protocol. */
+  /**
+   * `SVC_BASE_URL`, `SVC_API_KEY`, `SVC_LICENSE_KEY` (for `legacy get`) and, over https,
+   * `SVC_CA_FILE` for a protocol.
+   */
   env(protocol: Case["protocol"]): Record<string, string>;
   /** The forward proxy (test/helpers/proxy.ts) the cases that draw one go through. */
   readonly proxy: ForwardProxy;
@@ -40,6 +43,9 @@ const OWNED_PACKS = [
   "ocean-creatures",
 ];
 
+/** The pack `legacy get` asks for, covered by the demo license key. */
+export const LEGACY_PACK = "low-poly-forest";
+
 /** The `svc-dl.json` of the `install` cases: two packs (one authoring edition) and an asset. */
 export const MANIFEST = {
   dir: "vendor/assets",
@@ -47,13 +53,14 @@ export const MANIFEST = {
   assets: ["free-sample-cube"],
 };
 
-/** The slugs on the command line (none for `packs sync` and `install`). */
+/** The slugs on the command line (none for `packs sync` and `install`; `legacy get` has its own). */
 export function commandSlugs(c: Case): string[] {
   const slugs: Record<CommandKind, string[]> = {
     pack: ["medieval-village"],
     packs: ["desert-rocks", "sci-fi-props", "ocean-creatures"],
     asset: ["forest-pine-tree"],
     assets: ["free-sample-cube", "village-well", ...(c.denied ? ["station-airlock"] : [])],
+    legacy: [],
     sync: [],
     install: [],
   };
@@ -67,6 +74,7 @@ function itemRefs(c: Case): { ref: FileRef; denied: boolean }[] {
     denied: false,
   });
   if (c.command === "sync") return OWNED_PACKS.map((s) => pack(s));
+  if (c.command === "legacy") return [pack(LEGACY_PACK)];
   if (c.command === "install") {
     return [
       pack("sci-fi-props"),
@@ -205,9 +213,15 @@ export function useWorld(): World {
       return proxy;
     },
     env(protocol) {
-      if (protocol === "http") return shared.env();
+      const licence = { SVC_LICENSE_KEY: shared.mock.licenseKey };
+      if (protocol === "http") return { ...shared.env(), ...licence };
       if (!fronts) throw new Error("the https fronts are not running");
-      return { SVC_BASE_URL: fronts.api.url, SVC_API_KEY: shared.mock.apiKey, SVC_CA_FILE: caFile };
+      return {
+        SVC_BASE_URL: fronts.api.url,
+        SVC_API_KEY: shared.mock.apiKey,
+        SVC_CA_FILE: caFile,
+        ...licence,
+      };
     },
   };
 }
