@@ -2,7 +2,7 @@ import type { LookupFunction } from "node:net";
 import { resolve } from "node:path";
 import { Agent, buildConnector, type Dispatcher, Pool, ProxyAgent } from "undici";
 import { UsageError } from "../errors/usage-error.js";
-import { skippingInterimAnswers } from "./interim-answers.js";
+import { guardedConnector } from "./connection-guards.js";
 import { ProxyRouter, type ProxySettings, proxyFor } from "./proxy-route.js";
 import { tunnelClientFactory } from "./proxy-tunnel.js";
 import { type TlsTrust, tlsTrust } from "./tls-trust.js";
@@ -92,8 +92,9 @@ export function proxyLabel(proxy: ProxySettings, url: URL): string | undefined {
  * through a `CONNECT` tunnel, so the proxy never sees the key; plain http only through a
  * loopback proxy), the run's {@link TlsTrust} for TLS connections (its one SecureContext, built
  * at the first https origin or the first request through a proxy), a silence limit of 30 s
- * while connecting, for the head and between body bytes, and interim (1xx) answers skipped on
- * every connection (src/http/interim-answers.ts). Throws UsageError (exit 2)
+ * while connecting, for the head and between body bytes, and the connection guards on every
+ * connection (src/http/connection-guards.ts: interim answers skipped, a body paused at the
+ * connection's end finished). Throws UsageError (exit 2)
  * `invalid_proxy` / `invalid_ca_file`.
  */
 export function createDispatcher(settings: NetworkSettings): {
@@ -118,7 +119,7 @@ export function createDispatcher(settings: NetworkSettings): {
     ...common,
     connect: lookup,
     // undici's own factory (a Pool per origin), with the context for an https origin and
-    // interim answers skipped on every connection
+    // the connection guards (interim answers, a paused body at the end) on every connection
     factory: (origin, opts: Pool.Options) => {
       const secureContext =
         new URL(String(origin)).protocol === "https:" ? trust.secureContext() : undefined;
@@ -127,7 +128,7 @@ export function createDispatcher(settings: NetworkSettings): {
         ...lookup,
         ...(secureContext ? { secureContext } : {}),
       });
-      return new Pool(origin, { ...opts, connect: skippingInterimAnswers(connector) });
+      return new Pool(origin, { ...opts, connect: guardedConnector(connector) });
     },
   });
   if (proxy.httpProxy === "" && proxy.httpsProxy === "") {
@@ -141,10 +142,10 @@ export function createDispatcher(settings: NetworkSettings): {
       uri,
       // a proxy that drops a CONNECT fails the request once
       clientFactory: tunnelClientFactory(idle),
-      // a Pool per origin on connections through the tunnel, interim answers skipped
+      // a Pool per origin on connections through the tunnel, with the connection guards
       factory: (origin: string | URL, opts: object) => {
-        const { connect } = opts as { connect: Parameters<typeof skippingInterimAnswers>[0] };
-        return new Pool(origin, { ...opts, connect: skippingInterimAnswers(connect) });
+        const { connect } = opts as { connect: Parameters<typeof guardedConnector>[0] };
+        return new Pool(origin, { ...opts, connect: guardedConnector(connect) });
       },
       ...(secureContext ? { requestTls: tls } : {}),
       proxyTls: { ...tls, ...lookup },

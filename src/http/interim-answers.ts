@@ -25,7 +25,6 @@
  */
 import { subscribe } from "node:diagnostics_channel";
 import type { Readable } from "node:stream";
-import type { buildConnector } from "undici";
 import { MAX_HEAD_BYTES, parseHead } from "./fast-body/framing.js";
 import { framingError, MAX_INTERIM_ANSWERS } from "./framing-rules.js";
 
@@ -143,19 +142,4 @@ export function skipInterimAnswers(socket: Readable): void {
     });
   }
   filters.set(socket, new InterimFilter(socket));
-}
-
-/**
- * Wraps an undici connector (`buildConnector(...)`, or ProxyAgent's tunnel connector handed to
- * its agent factory) so that every socket it opens gets {@link skipInterimAnswers} before
- * undici sees it. Errors and the socket are passed on as they come.
- */
-export function skippingInterimAnswers(
-  connect: buildConnector.connector,
-): buildConnector.connector {
-  return (options, callback) =>
-    connect(options, (...args) => {
-      if (args[1]) skipInterimAnswers(args[1]);
-      callback(...args);
-    });
 }
