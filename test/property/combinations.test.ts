@@ -10,7 +10,8 @@
  * holds exactly the mock's bytes for it, a failed item left no file, state, lock and cache
  * name the bytes on disk; a run that was not cut short by a fatal fault, an interruption or its
  * `--max-duration` (exit 10) succeeded; after any of those, the re-run without the fault, the
- * interruption and the deadline succeeds; a drawn proxy carried the case's requests; and
+ * interruption and the deadline succeeds, and where the case draws it every item has a new
+ * version by then, which every file must end as (never two versions spliced); a drawn proxy carried the case's requests; and
  * `verify` calls every recorded file ok.
  *
  * `SVC_DL_PROPERTY_RUNS` sets the number of cases (default 16), `SVC_DL_PROPERTY_SEED` the seed
@@ -27,7 +28,14 @@ import { CaseTimeout, CaseTrace, withinBound } from "./bound.js";
 import { type Case, caseArb, describeCase } from "./case.js";
 import { dirProblem, installRecordsProblem, missingItem, stdoutProblem } from "./checks.js";
 import { argvFor, envFor, makePlace, type Place, type RunResult, runOnce } from "./runner.js";
-import { applyCase, faultOutcome, liftFault, type ServedItem, useWorld } from "./world.js";
+import {
+  applyCase,
+  faultOutcome,
+  liftFault,
+  republish,
+  type ServedItem,
+  useWorld,
+} from "./world.js";
 
 const RUNS = Number(process.env.SVC_DL_PROPERTY_RUNS) || 16;
 const SEED = Number(process.env.SVC_DL_PROPERTY_SEED) || Math.floor(Math.random() * 2 ** 31);
@@ -132,18 +140,26 @@ async function checkCase(c: Case, trace: CaseTrace): Promise<(number | null)[]> 
     holds([1, 7].includes(first.code ?? -1) ? undefined : `exit ${first.code}, not 1 or 7`, runs);
   }
   await afterRun(c, place, items.served, served, runs, first.code === 0);
+  let final = items.served;
   if (stopped || failed) {
     liftFault(world.mock, c);
+    let servedNow = served;
+    if (c.republish) {
+      trace.step("publishing a new version of every item");
+      final = await republish(world.mock, items.served);
+      const firstRef = final.find((i) => !i.denied)?.ref;
+      servedNow = c.stdout && firstRef ? await servedBytes(world.mock, firstRef) : undefined;
+    }
     const rerun = argvFor({ ...c, maxDuration: undefined }, place, proxy.url);
     const again = await runOnce(c, place, rerun, env, { kind: "none" }, { label: "re-run", trace });
     runs.push(again);
     holds(again.code === okExit ? undefined : `re-run: exit ${again.code}, not ${okExit}`, runs);
-    await afterRun(c, place, items.served, served, runs, again.code === 0);
+    await afterRun(c, place, final, servedNow, runs, again.code === 0);
   }
   const tunnels = proxy.connects.length - tunnelsBefore;
   if (c.proxy) holds(tunnels > 0 ? undefined : "the drawn proxy carried no request", runs);
   else holds(tunnels === 0 ? undefined : `${tunnels} tunnels through a proxy not drawn`, runs);
-  if (!c.stdout) await verifyAgrees(place, items.served, runs, trace);
+  if (!c.stdout) await verifyAgrees(place, final, runs, trace);
   return runs.map((r) => r.code);
 }
 

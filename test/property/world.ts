@@ -171,6 +171,28 @@ export async function applyCase<T>(
   return { served, bytes };
 }
 
+/**
+ * Publishes a new version of every item in `items` the account may download (new bytes, new
+ * ETag, same file name) and returns the items with what the mock serves now.
+ */
+export async function republish(
+  mock: MockService,
+  items: readonly ServedItem[],
+): Promise<ServedItem[]> {
+  const now: ServedItem[] = [];
+  for (const item of items) {
+    if (!item.denied) {
+      const { ref } = item;
+      if (ref.kind === "pack") mock.bumpPackVersion(ref.slug);
+      else
+        mock.set({ assets: { [ref.slug]: { version: (await mock.fileInfo(ref)).version + 1 } } });
+    }
+    const info = await mock.fileInfo(item.ref);
+    now.push({ ...item, filename: info.filename, sha256: info.sha256, size: info.size });
+  }
+  return now;
+}
+
 /** Lifts the drawn fault, keeping the mock's pace and write sizes (for the re-run). */
 export function liftFault(mock: MockService, c: Case): void {
   mock.set({ faults: faultsFor({ ...c, fault: { kind: "none" } }, 0) });
