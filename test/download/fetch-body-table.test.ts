@@ -104,6 +104,15 @@ describe("fetchBody: one row per answer", () => {
     expect(await run(new MemorySink("0123456789"))).toBe("complete on disk (10)");
   });
 
+  it("416 bytes */N with N the bytes held but another ETag (If-Range ignored): the new file from zero", async () => {
+    redirectToCdn(2);
+    cdn(416, "", { "content-range": "bytes */10", etag: '"v2"' });
+    cdn(200, "abcdefghij", { "content-length": "10", etag: '"v2"' });
+    const sink = new MemorySink("0123456789");
+    expect(await run(sink)).toBe("finished abcdefghij (total 10)");
+    expect(sink.resets).toBe(1);
+  });
+
   it("403 from the CDN (expired link): the route is asked again for a fresh one", async () => {
     redirectToCdn(2);
     cdn(403, "expired", { "content-length": "7" });
