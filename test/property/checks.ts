@@ -95,7 +95,13 @@ export async function dirProblem(
     if (item?.denied) return `${name}: the refused item has a file`;
     if (item !== undefined) {
       if (!lstatSync(path).isFile()) return `${name} is not a regular file`;
-      if (sha256Of(path) !== item.sha256) return `${name} holds bytes that are not the served file`;
+      const sha = sha256Of(path);
+      if (sha !== item.sha256) {
+        if (sha === item.previousSha256) {
+          return `${name} holds the version before the new one, not the served file`;
+        }
+        return `${name} holds bytes that are not the served file (SHA-256 ${sha})`;
+      }
       continue;
     }
     const packItem = byDir.get(name);

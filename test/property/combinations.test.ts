@@ -52,7 +52,31 @@ const world = useWorld();
 /** A failed expectation of one case, with what the runs printed. */
 class CaseFailure extends Error {}
 
-/** Throws a {@link CaseFailure} naming `problem` and the runs so far, when there is a problem. */
+/** Most requests of the case listed in a failure (its last ones). */
+const TRAIL_LINES = 60;
+
+/**
+ * The case's requests as the mock logged them, one line each (the log is cleared when a case
+ * starts): time, origin, method, path, Range and If-Range, status, body bytes sent, ETag.
+ */
+function requestTrail(): string {
+  const entries = world.mock.requests.slice(-TRAIL_LINES);
+  const t0 = entries[0]?.time ?? 0;
+  return entries
+    .map((e) => {
+      const range = e.headers.range ? ` range ${e.headers.range}` : "";
+      const ifRange = e.headers["if-range"] ? ` if-range ${e.headers["if-range"]}` : "";
+      const etag = e.responseHeaders.etag ? ` etag ${e.responseHeaders.etag}` : "";
+      const path = e.url.split("?")[0];
+      return `  +${e.time - t0} ms ${e.origin} ${e.method} ${path}${range}${ifRange} → ${e.status}, ${e.bytesSent} bytes${etag}`;
+    })
+    .join("\n");
+}
+
+/**
+ * Throws a {@link CaseFailure} naming `problem`, the runs so far and the case's requests, when
+ * there is a problem.
+ */
 function holds(problem: string | undefined, runs: RunResult[]): void {
   if (problem === undefined) return;
   const told = runs
@@ -60,7 +84,7 @@ function holds(problem: string | undefined, runs: RunResult[]): void {
       (r, i) => `run ${i + 1}: exit ${r.code}${r.interrupted ? " (interrupted)" : ""}\n${r.stderr}`,
     )
     .join("\n");
-  throw new CaseFailure(`${problem}\n${told}`);
+  throw new CaseFailure(`${problem}\n${told}\nrequests:\n${requestTrail()}`);
 }
 
 /** The checks after every run of a case. */
@@ -130,11 +154,15 @@ async function checkCase(c: Case, trace: CaseTrace): Promise<(number | null)[]> 
   // exit 10: the run's window ended first (a rate-limit wait or a backoff moved its clock on,
   // or a slow case its real time); its partial data is kept for the re-run
   const stopped = first.interrupted || (c.maxDuration !== undefined && first.code === 10);
-  // a refused item makes even a good run exit 1: a fault that never ends is then told by the
-  // items, which the re-run and `verify` check
-  const failed = outcome === "fails" || first.code !== okExit;
+  // a refused item makes even a good run exit 1: whether the other items failed too (a fault
+  // that never ends) is told by their files
+  const missing = c.denied ? missingItem(c, place, items.served) : undefined;
+  const failed = outcome === "fails" || first.code !== okExit || missing !== undefined;
   if (!stopped && outcome === "ok") {
-    holds(failed ? `exit ${first.code}, not ${okExit}` : undefined, runs);
+    holds(
+      failed ? `exit ${first.code}, not ${okExit}${missing ? `: ${missing}` : ""}` : undefined,
+      runs,
+    );
   }
   if (!stopped && failed && outcome !== "ok") {
     holds([1, 7].includes(first.code ?? -1) ? undefined : `exit ${first.code}, not 1 or 7`, runs);

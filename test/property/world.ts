@@ -20,6 +20,8 @@ export interface ServedItem {
   size: number;
   /** The account may not download it: the item fails, and must leave no file. */
   denied: boolean;
+  /** SHA-256 of the version served before the case published a new one, if it did. */
+  previousSha256?: string;
 }
 
 /** The running service of a test file. */
@@ -188,7 +190,13 @@ export async function republish(
         mock.set({ assets: { [ref.slug]: { version: (await mock.fileInfo(ref)).version + 1 } } });
     }
     const info = await mock.fileInfo(item.ref);
-    now.push({ ...item, filename: info.filename, sha256: info.sha256, size: info.size });
+    now.push({
+      ...item,
+      filename: info.filename,
+      sha256: info.sha256,
+      size: info.size,
+      previousSha256: item.sha256,
+    });
   }
   return now;
 }
