@@ -67,9 +67,12 @@ export interface Case {
   /**
    * Every item the case asks for gets a new version (new bytes, new ETag) before the re-run of
    * a run that was cut short: partial data of the old version must never be spliced onto the
-   * new one, and every file ends as the new version (not `install`, whose lock pins versions).
+   * new one, and every file ends as the new version (not `install`, whose lock pins versions;
+   * `packs sync` without `--refresh` keeps a pack it had completed, as the contract says).
    */
   republish: boolean;
+  /** `packs sync --refresh`: every complete pack re-validated with a conditional request. */
+  refresh: boolean;
 }
 
 const PACK_SIZES = [3_000, 65_535, 65_537, 200_003, 1_048_579];
@@ -181,6 +184,7 @@ const rawCaseArb = fc.record({
   fault: faultArb,
   interruption: interruptionArb,
   republish: fc.boolean(),
+  refresh: fc.boolean(),
 });
 
 /** Bytes per second of each drawn `--limit-rate`. */
@@ -234,6 +238,7 @@ function normalize(c: Case): Case {
     interruption,
     denied: c.denied && c.command === "assets",
     republish: c.republish && c.command !== "install",
+    refresh: c.refresh && c.command === "sync",
     stdout,
     extract,
     packSize,

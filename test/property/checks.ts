@@ -96,7 +96,7 @@ export async function dirProblem(
     if (item !== undefined) {
       if (!lstatSync(path).isFile()) return `${name} is not a regular file`;
       const sha = sha256Of(path);
-      if (sha !== item.sha256) {
+      if (sha !== item.sha256 && !(item.mayKeepPrevious && sha === item.previousSha256)) {
         if (sha === item.previousSha256) {
           return `${name} holds the version before the new one, not the served file`;
         }
@@ -120,7 +120,10 @@ export async function dirProblem(
       return `${name}: the state records other bytes than the file holds`;
     }
     const item = items.find((i) => i.filename === name);
-    if (item && record.sha256 !== item.sha256) return `${name}: the state records other bytes`;
+    const kept = item?.mayKeepPrevious === true && record.sha256 === item.previousSha256;
+    if (item && record.sha256 !== item.sha256 && !kept) {
+      return `${name}: the state records other bytes`;
+    }
   }
   for (const d of docItems(stdout)) {
     if (d.status === "failed" && d.path && existsSync(d.path)) {

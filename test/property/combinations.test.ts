@@ -2,17 +2,19 @@
  * Every feature combination against the served bytes (cli-contract "Integrity": `--limit-rate`,
  * `--max-duration`, `-o -`, `--extract`, proxies, TLS, resume and retries change when bytes
  * arrive, never which bytes are kept). fast-check draws a command (`pack get` of one or several
- * slugs, `asset get`, `legacy get` with the license key, `packs sync`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`),
- * a forward proxy (`--proxy` or `HTTP(S)_PROXY`), a `--max-duration`, http or https with a
- * private CA, the mock's file sizes, write sizes and pace, a fault (cut bodies, 5xx, a 416 on
- * resume, expired CDN URLs), an interruption (Ctrl-C in-process, SIGKILL of a child process)
- * and the output (`-o -`, files, `--extract`). After every run, whatever is under a final name
- * holds exactly the mock's bytes for it, a failed item left no file, state, lock and cache
- * name the bytes on disk; a run that was not cut short by a fatal fault, an interruption or its
- * `--max-duration` (exit 10) succeeded; after any of those, the re-run without the fault, the
- * interruption and the deadline succeeds, and where the case draws it every item has a new
- * version by then, which every file must end as (never two versions spliced); a drawn proxy carried the case's requests; and
- * `verify` calls every recorded file ok.
+ * slugs, `asset get`, `legacy get` with the license key, `packs sync` with or without
+ * `--refresh`, `install`), a `--limit-rate` (flag or `SVC_DL_LIMIT_RATE`), a forward proxy
+ * (`--proxy` or `HTTP(S)_PROXY`), a `--max-duration`, http or https with a private CA, the
+ * mock's file sizes, write sizes and pace, a fault (cut bodies, 5xx, a 416 on resume, expired
+ * CDN URLs), an interruption (Ctrl-C in-process, SIGKILL of a child process), the output (`-o
+ * -`, files, `--extract`) and a new version of every item before the re-run. After every run,
+ * whatever is under a final name holds exactly the mock's bytes for it, a failed item left no
+ * file, state, lock and cache name the bytes on disk; a run that was not cut short by a fatal
+ * fault, an interruption or its `--max-duration` (exit 10) succeeded; after any of those, the
+ * re-run without the fault, the interruption and the deadline succeeds, and where the case
+ * draws it every item has a new version by then, which every file must end as (never two
+ * versions spliced; a pack `packs sync` had completed without `--refresh` may stay the version
+ * before); a drawn proxy carried the case's requests; and `verify` calls every recorded file ok.
  *
  * `SVC_DL_PROPERTY_RUNS` sets the number of cases (default 16), `SVC_DL_PROPERTY_SEED` the seed
  * (default: drawn, and printed), `SVC_DL_PROPERTY_PATH` replays one failing case of a seed,
@@ -20,6 +22,8 @@
  * outlives it fails at once, naming what it still waited on. The first failing case ends the
  * run (no shrinking), so a run takes at most the number of cases times the bound.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
@@ -174,7 +178,10 @@ async function checkCase(c: Case, trace: CaseTrace): Promise<(number | null)[]> 
     let servedNow = served;
     if (c.republish) {
       trace.step("publishing a new version of every item");
-      final = await republish(world.mock, items.served);
+      // a pack `packs sync` completed is skipped with no request unless `--refresh`
+      const completed = (i: ServedItem) => existsSync(join(place.outDir, i.filename));
+      const keeps = (i: ServedItem) => c.command === "sync" && !c.refresh && completed(i);
+      final = await republish(world.mock, items.served, keeps);
       const firstRef = final.find((i) => !i.denied)?.ref;
       servedNow = c.stdout && firstRef ? await servedBytes(world.mock, firstRef) : undefined;
     }

@@ -61,7 +61,7 @@ export function argvFor(c: Case, place: Place, proxyUrl: string): string[] {
     asset: ["asset", "get", ...slugs, ...out],
     assets: ["asset", "get", ...slugs, ...out],
     legacy: ["legacy", "get", "--pack", LEGACY_PACK, ...out],
-    sync: ["packs", "sync", place.outDir],
+    sync: ["packs", "sync", place.outDir, ...(c.refresh ? ["--refresh"] : [])],
     install: ["install"],
   };
   return [

@@ -22,6 +22,11 @@ export interface ServedItem {
   denied: boolean;
   /** SHA-256 of the version served before the case published a new one, if it did. */
   previousSha256?: string;
+  /**
+   * Its file may stay the version before the new one: `packs sync` without `--refresh` had
+   * completed it (complete packs are skipped with no request, cli-contract `packs sync`).
+   */
+  mayKeepPrevious?: boolean;
 }
 
 /** The running service of a test file. */
@@ -175,11 +180,13 @@ export async function applyCase<T>(
 
 /**
  * Publishes a new version of every item in `items` the account may download (new bytes, new
- * ETag, same file name) and returns the items with what the mock serves now.
+ * ETag, same file name) and returns the items with what the mock serves now; `keeps` tells
+ * which items may keep the version they had.
  */
 export async function republish(
   mock: MockService,
   items: readonly ServedItem[],
+  keeps: (item: ServedItem) => boolean,
 ): Promise<ServedItem[]> {
   const now: ServedItem[] = [];
   for (const item of items) {
@@ -196,6 +203,7 @@ export async function republish(
       sha256: info.sha256,
       size: info.size,
       previousSha256: item.sha256,
+      mayKeepPrevious: keeps(item),
     });
   }
   return now;
