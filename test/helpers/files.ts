@@ -27,6 +27,18 @@ export function flipInPlace(path: string, at: number): void {
   utimesSync(path, mtime, mtime);
 }
 
+/**
+ * Makes the state file of `dir` record the modification time `path` has now, its size and
+ * SHA-256 as they were: a file whose bytes changed while its size and modification time still
+ * match the record (the size+mtime shortcut would call it up to date).
+ */
+export function restampRecord(dir: string, path: string): void {
+  const statePath = join(dir, ".svc-dl", "state.json");
+  const state = JSON.parse(readFileSync(statePath, "utf8"));
+  state.items[basename(path)].mtime_ms = statSync(path).mtimeMs;
+  writeFileSync(statePath, JSON.stringify(state));
+}
+
 /** Makes the state file of `dir` vouch for the bytes now in `path` (as a record of damaged bytes would). */
 export function recordAsIs(dir: string, path: string): void {
   const statePath = join(dir, ".svc-dl", "state.json");

@@ -73,6 +73,12 @@ export interface Case {
   republish: boolean;
   /** `packs sync --refresh`: every complete pack re-validated with a conditional request. */
   refresh: boolean;
+  /**
+   * At the end, a byte of the first item's file flipped at this fraction of it (size and
+   * modification time kept), then `verify` must call it changed and `verify --repair` restore
+   * it (files in a directory only), or none.
+   */
+  damage: number | undefined;
 }
 
 const PACK_SIZES = [3_000, 65_535, 65_537, 200_003, 1_048_579];
@@ -185,6 +191,10 @@ const rawCaseArb = fc.record({
   interruption: interruptionArb,
   republish: fc.boolean(),
   refresh: fc.boolean(),
+  damage: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fraction },
+  ),
 });
 
 /** Bytes per second of each drawn `--limit-rate`. */
@@ -239,6 +249,7 @@ function normalize(c: Case): Case {
     denied: c.denied && c.command === "assets",
     republish: c.republish && c.command !== "install",
     refresh: c.refresh && c.command === "sync",
+    damage: stdout ? undefined : c.damage,
     stdout,
     extract,
     packSize,

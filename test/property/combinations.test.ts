@@ -14,7 +14,9 @@
  * re-run without the fault, the interruption and the deadline succeeds, and where the case
  * draws it every item has a new version by then, which every file must end as (never two
  * versions spliced; a pack `packs sync` had completed without `--refresh` may stay the version
- * before); a drawn proxy carried the case's requests; and `verify` calls every recorded file ok.
+ * before); a drawn proxy carried the case's requests; `verify` calls every recorded file ok;
+ * and where the case draws it, a byte flipped behind a record that still names the file's size
+ * and mtime is `changed` to `verify` and restored by `verify --repair`.
  *
  * `SVC_DL_PROPERTY_RUNS` sets the number of cases (default 16), `SVC_DL_PROPERTY_SEED` the seed
  * (default: drawn, and printed), `SVC_DL_PROPERTY_PATH` replays one failing case of a seed,
@@ -22,16 +24,33 @@
  * outlives it fails at once, naming what it still waited on. The first failing case ends the
  * run (no shrinking), so a run takes at most the number of cases times the bound.
  */
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/clock.js";
 import { runCli } from "../helpers/cli.js";
+import { flipInPlace, restampRecord } from "../helpers/files.js";
 import { servedBytes } from "../reliability/helpers/harness.js";
 import { CaseTimeout, CaseTrace, withinBound } from "./bound.js";
 import { type Case, caseArb, describeCase } from "./case.js";
-import { dirProblem, installRecordsProblem, missingItem, stdoutProblem } from "./checks.js";
-import { argvFor, envFor, makePlace, type Place, type RunResult, runOnce } from "./runner.js";
+import {
+  dirProblem,
+  docItems,
+  installRecordsProblem,
+  missingItem,
+  stdoutProblem,
+} from "./checks.js";
+import {
+  argvFor,
+  envFor,
+  makePlace,
+  networkFlags,
+  type Place,
+  type RunResult,
+  runOnce,
+  yieldingClock,
+} from "./runner.js";
 import {
   applyCase,
   faultOutcome,
@@ -135,6 +154,64 @@ async function verifyAgrees(
 }
 
 /**
+ * A byte of the first item's file flipped, its size and modification time still those its
+ * record names: `verify` calls it changed (exit 1), `verify --repair` downloads it again with
+ * the case's network features, whatever size and mtime say (exit 0), and the directory holds
+ * the served bytes again.
+ */
+async function damageRepaired(
+  c: Case,
+  place: Place,
+  items: readonly ServedItem[],
+  env: Record<string, string | undefined>,
+  runs: RunResult[],
+  trace: CaseTrace,
+): Promise<void> {
+  const item = items.find((i) => !i.denied && existsSync(join(place.outDir, i.filename)));
+  if (item === undefined || c.damage === undefined) return;
+  const path = join(place.outDir, item.filename);
+  flipInPlace(path, Math.floor(c.damage * (statSync(path).size - 1)));
+  restampRecord(place.outDir, path); // size and mtime match the record: only a re-hash tells
+  liftFault(world.mock, c);
+  const found = await runCli(["verify", place.outDir, "--json"], { env, cwd: place.cwd });
+  runs.push({
+    code: found.code,
+    stdout: Buffer.from(found.stdout),
+    stderr: found.stderr,
+    interrupted: false,
+  });
+  const status = docItems(Buffer.from(found.stdout)).find((d) =>
+    d.path?.endsWith(`/${item.filename}`),
+  )?.status;
+  holds(
+    found.code === 1 && status === "changed"
+      ? undefined
+      : `verify: ${item.filename} is ${status}, exit ${found.code}`,
+    runs,
+  );
+  const args = ["verify", place.outDir, "--repair", "--json", ...networkFlags(c, world.proxy.url)];
+  let stop: (() => void) | undefined;
+  trace.step(`repair: svc-dl ${args.join(" ")} (in-process)`, [], () => stop?.());
+  const repaired = await runCli(args, {
+    env,
+    cwd: place.cwd,
+    waits: c.realClock ? systemClock : yieldingClock(),
+    onStart: (fn) => {
+      stop = fn;
+    },
+  });
+  runs.push({
+    code: repaired.code,
+    stdout: Buffer.from(repaired.stdout),
+    stderr: repaired.stderr,
+    interrupted: false,
+  });
+  holds(repaired.code === 0 ? undefined : `verify --repair: exit ${repaired.code}`, runs);
+  holds(await dirProblem(c, place, items, Buffer.alloc(0)), runs);
+  await verifyAgrees(place, items, runs, trace);
+}
+
+/**
  * One case: the run as drawn, the re-run when that was cut short, then `verify`. Returns the
  * runs' exit codes (null: killed), in order.
  */
@@ -195,6 +272,7 @@ async function checkCase(c: Case, trace: CaseTrace): Promise<(number | null)[]> 
   if (c.proxy) holds(tunnels > 0 ? undefined : "the drawn proxy carried no request", runs);
   else holds(tunnels === 0 ? undefined : `${tunnels} tunnels through a proxy not drawn`, runs);
   if (!c.stdout) await verifyAgrees(place, final, runs, trace);
+  if (c.damage !== undefined) await damageRepaired(c, place, final, env, runs, trace);
   return runs.map((r) => r.code);
 }
 

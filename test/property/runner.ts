@@ -68,9 +68,16 @@ export function argvFor(c: Case, place: Place, proxyUrl: string): string[] {
     ...base[c.command],
     ...(c.extract ? ["--extract"] : []),
     ...(c.stdout ? [] : ["--json"]),
+    ...networkFlags(c, proxyUrl),
+    ...(c.maxDuration !== undefined ? ["--max-duration", `${c.maxDuration}s`] : []),
+  ];
+}
+
+/** The case's `--limit-rate` and `--proxy` flags, when it draws them as flags. */
+export function networkFlags(c: Case, proxyUrl: string): string[] {
+  return [
     ...(c.limitRate?.via === "flag" ? ["--limit-rate", c.limitRate.rate] : []),
     ...(c.proxy?.via === "flag" ? ["--proxy", proxyUrl] : []),
-    ...(c.maxDuration !== undefined ? ["--max-duration", `${c.maxDuration}s`] : []),
   ];
 }
 
@@ -139,7 +146,7 @@ function interruptBytes(c: Case, i: Exclude<InterruptionCase, { kind: "none" }>)
  * A clock whose waits yield to the event loop once (so the socket goes on delivering while a
  * rate gate or a backoff holds bytes, as with real waits), then move manual time on.
  */
-function yieldingClock(): Clock {
+export function yieldingClock(): Clock {
   let now = Date.now();
   return {
     now: () => now,
