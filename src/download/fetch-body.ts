@@ -151,11 +151,7 @@ class BodyFetch<R> {
     return this.#head(res, point, etag);
   }
 
-  /**
-   * 416: the held bytes are the whole file (`bytes *\/N`, N = held, and no ETag other than the
-   * one they came with: a server that ignores If-Range answers 416 for a file that changed and
-   * kept its size), else start over.
-   */
+  /** 416: the held bytes are the whole file (`bytes *\/N`, N = held, no other ETag), else start over. */
   async #unsatisfiable(
     res: HttpResponse,
     point: ResumePoint | undefined,
@@ -163,12 +159,11 @@ class BodyFetch<R> {
     if (!point) throw await this.#errorFor(res);
     res.body.dump();
     const range = parseContentRange(headerValue(res.headers, "content-range"));
-    const etag = headerValue(res.headers, "etag");
     if (
       range?.kind === "unsatisfied" &&
       range.total === point.offset &&
       (point.total === undefined || point.total === range.total) &&
-      (etag === undefined || etag === point.etag)
+      (headerValue(res.headers, "etag") ?? point.etag) === point.etag
     ) {
       return { result: await this.#sink.completeOnDisk(res, range.total) };
     }

@@ -3,7 +3,7 @@ import type { SvcError } from "../errors/svc-error.js";
 
 /**
  * Downloads of one run that may give up on silence from the same CDN origin before the run
- * stops waiting on it (docs/reliability.md "A stalled CDN").
+ * stops waiting on it (docs/testing.md "A stalled CDN").
  */
 export const STALLED_AFTER_ITEMS = 2;
 

@@ -1,6 +1,6 @@
 /**
  * Interim (1xx) answers before a CDN's answer when undici carries the body (cli-contract
- * "Networks"; RFC 9110 §15.2; docs/reliability.md "Interim answers"): through a real forward
+ * "Networks"; RFC 9110 §15.2; docs/testing.md "Interim answers"): through a real forward
  * proxy's CONNECT tunnel, and after the body fast path handed an answer it does not take to
  * undici. A raw service redirects to a raw CDN behind a relay that writes a `100 Continue`
  * before every answer; the saved file must be the served bytes.

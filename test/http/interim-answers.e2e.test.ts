@@ -1,6 +1,6 @@
 /**
  * Interim (1xx) answers on the connections undici carries (cli-contract "Networks"; RFC 9110
- * §15.2; docs/reliability.md "Interim answers"), over real loopback: a raw TCP (or TLS) relay in
+ * §15.2; docs/testing.md "Interim answers"), over real loopback: a raw TCP (or TLS) relay in
  * front of the mock service writes interim answers before each of the service's answers, and a
  * real forward proxy carries the tunnelled cases. The CLI runs in-process (`main`).
  */

@@ -1,6 +1,6 @@
 /**
  * The interim-answer filter on one connection (src/http/interim-answers.ts; RFC 9110 §15.2;
- * docs/reliability.md "Interim answers"), fed as node:net feeds a socket: one `push` per read,
+ * docs/testing.md "Interim answers"), fed as node:net feeds a socket: one `push` per read,
  * split at every byte. The request is announced on undici's `undici:client:sendHeaders`
  * diagnostics channel, as undici does before it writes a request head.
  */

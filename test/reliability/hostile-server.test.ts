@@ -515,7 +515,7 @@ describe("huge or endless response heads, bodies larger than declared", () => {
   );
 
   // CDN origin only: undici (used when the service origin serves the file itself) has no limit
-  // on trailers and waits for their end forever (docs/reliability.md).
+  // on trailers and waits for their end forever (docs/testing.md).
   it.concurrent.for(["cdn"] as const)(
     "trailers that never end after a complete chunked body [%s] → no hang",
     async (via, { expect }) => {

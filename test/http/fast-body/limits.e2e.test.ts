@@ -1,6 +1,6 @@
 /**
  * The body fast path keeps undici's limits (cli-contract "Networks: proxies, certificates,
- * timeouts"; docs/reliability.md), over real loopback: a raw TCP server plays the CDN on its
+ * timeouts"; docs/testing.md), over real loopback: a raw TCP server plays the CDN on its
  * own origin (so downloads from it go through src/http/fast-body/), a raw HTTP server plays
  * the service and redirects there. Limits are injected small (`idleTimeoutMs`); nothing sleeps:
  * each case waits for the download's outcome.
@@ -250,7 +250,7 @@ describe("a framing violation from the CDN fails at once (RFC 9112 §5.2, §6.3)
   );
 });
 
-describe("a stalled CDN is not waited on for every later item (docs/reliability.md)", () => {
+describe("a stalled CDN is not waited on for every later item (docs/testing.md)", () => {
   it("after two downloads gave up on its silence, later ones fail at once without a request", async () => {
     const cdn = await rawCdn((socket) => socket.write(`${HEAD}\r\n`)); // a head, then silence
     const api = await service(cdn.url);
