@@ -125,6 +125,26 @@ describe("resume", () => {
     expect(sha256Of(join(dir, info.filename))).toBe(info.sha256);
   });
 
+  it("416 ignoring If-Range after a new version of the same size: starts over, never keeps the old bytes", async () => {
+    const oldBytes = await servedBytes();
+    const oldInfo = await mock.fileInfo({ kind: "pack", slug: SLUG });
+    const dir = tempDir();
+    seedPartial(dir, oldBytes, { etag: oldInfo.etag, total: oldInfo.size });
+    mock.bumpPackVersion(SLUG);
+    const info = await mock.fileInfo({ kind: "pack", slug: SLUG });
+    expect(info.size).toBe(oldInfo.size);
+    // a server that answers 416 `bytes */SIZE` with its current ETag whatever If-Range says
+    mock.set({ faults: { rangeNotSatisfiable: { count: 1 } } });
+    const { code, doc } = await getJson(dir);
+    expect(code).toBe(0);
+    expect(doc).toMatchObject({ status: "downloaded", resumed_from: 0, sha256: info.sha256 });
+    const answers = cdnRequests(mock);
+    expect(answers[0]).toMatchObject({ status: 416 });
+    expect(answers[0]?.responseHeaders.etag).toBe(info.etag);
+    expect(answers.at(-1)?.status).toBe(200);
+    expect(sha256Of(join(dir, info.filename))).toBe(info.sha256);
+  });
+
   it("416 for a partial that does not match the size: starts over", async () => {
     const info = await mock.fileInfo({ kind: "pack", slug: SLUG });
     const dir = tempDir();
