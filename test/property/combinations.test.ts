@@ -153,6 +153,11 @@ async function verifyAgrees(
   );
 }
 
+/** An in-process run's result as a {@link RunResult} (never interrupted). */
+function asRun(r: { code: number | null; stdout: string; stderr: string }): RunResult {
+  return { code: r.code, stdout: Buffer.from(r.stdout), stderr: r.stderr, interrupted: false };
+}
+
 /**
  * A byte of the first item's file flipped, its size and modification time still those its
  * record names: `verify` calls it changed (exit 1), `verify --repair` downloads it again with
@@ -174,12 +179,7 @@ async function damageRepaired(
   restampRecord(place.outDir, path); // size and mtime match the record: only a re-hash tells
   liftFault(world.mock, c);
   const found = await runCli(["verify", place.outDir, "--json"], { env, cwd: place.cwd });
-  runs.push({
-    code: found.code,
-    stdout: Buffer.from(found.stdout),
-    stderr: found.stderr,
-    interrupted: false,
-  });
+  runs.push(asRun(found));
   const status = docItems(Buffer.from(found.stdout)).find((d) =>
     d.path?.endsWith(`/${item.filename}`),
   )?.status;
@@ -200,12 +200,7 @@ async function damageRepaired(
       stop = fn;
     },
   });
-  runs.push({
-    code: repaired.code,
-    stdout: Buffer.from(repaired.stdout),
-    stderr: repaired.stderr,
-    interrupted: false,
-  });
+  runs.push(asRun(repaired));
   holds(repaired.code === 0 ? undefined : `verify --repair: exit ${repaired.code}`, runs);
   holds(await dirProblem(c, place, items, Buffer.alloc(0)), runs);
   await verifyAgrees(place, items, runs, trace);
