@@ -17,6 +17,6 @@ export default defineConfig({
     // files cost more CPU than the tests themselves. Tests keep no module-level state that
     // another file could see (each starts its own mock service and temp directories).
     isolate: false,
-    globalSetup: ["test/helpers/global-setup.ts"],
+    globalSetup: ["test/helpers/temp-root.ts", "test/helpers/global-setup.ts"],
   },
 });

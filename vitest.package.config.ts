@@ -11,5 +11,6 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 600_000,
     pool: "forks",
+    globalSetup: ["test/helpers/temp-root.ts"],
   },
 });
