@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { fsError } from "../errors/fs-error.js";
 import { interruptedBy } from "../errors/interrupted-error.js";
 import { SvcError } from "../errors/svc-error.js";
-import { describeDamage, findDamage } from "../integrity/check-file.js";
+import { damageUnlessVouched, describeDamage, formatOfKind } from "../integrity/check-file.js";
 import { durableRename } from "../io/durable.js";
 import type { FileOutcome } from "../io/progress.js";
 import { checkRecordedFile, regularFileMtime } from "../outdir/local-file.js";
@@ -10,7 +10,6 @@ import { type PartialPaths, removePartial, setFinalFileMode } from "../outdir/pa
 import { type ItemRef, type StateItem, sameItem } from "../outdir/state.js";
 import { corruptDownload } from "./errors.js";
 import { type FetchBodyOptions, fetchBody } from "./fetch-body.js";
-import type { FileFormat } from "./format.js";
 import type { DownloadItemOptions, DownloadResult } from "./item-types.js";
 import { type CompletePart, PartFileSink } from "./part-file-sink.js";
 import type { Transport } from "./transport.js";
@@ -33,11 +32,6 @@ export function fetchOptionsOf(
     onNotice: item.onNotice,
     label: item.slug,
   };
-}
-
-/** Format check for an item: packs are ZIP, assets GLB. */
-export function formatOf(kind: ItemRef["kind"]): FileFormat {
-  return kind === "pack" ? "zip" : "glb";
 }
 
 /**
@@ -167,12 +161,15 @@ export async function commitDownload(
   done: CompletePart & { repaired?: boolean },
 ): Promise<DownloadResult> {
   const item: ItemRef = { kind: opts.kind, slug: opts.slug, edition: opts.edition };
-  let damage: Awaited<ReturnType<typeof findDamage>>;
+  let damage: Awaited<ReturnType<typeof damageUnlessVouched>>;
   try {
     // checked while read back: only an unsure (or missing) verdict reads the file again
-    if (done.formatVerdict !== "sound") {
-      damage = await findDamage(paths.data, formatOf(opts.kind), opts.signal);
-    }
+    damage = await damageUnlessVouched(
+      paths.data,
+      formatOfKind(opts.kind),
+      done.formatVerdict,
+      opts.signal,
+    );
   } catch (err) {
     if (opts.signal?.aborted) throw err;
     throw fsError(`cannot read ${paths.data}`, err);

@@ -4,10 +4,11 @@ import { NetworkError } from "../errors/network-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpResponse } from "../http/request-types.js";
 import { headerValue } from "../http/response-body.js";
+import { formatOfKind } from "../integrity/check-file.js";
 import type { FileProgress } from "../io/progress.js";
 import { fallbackFileName, nameFromContentDisposition } from "../outdir/names.js";
 import type { ItemRef } from "../outdir/state.js";
-import { type DownloadResult, fetchOptionsOf, formatOf } from "./engine.js";
+import { type DownloadResult, fetchOptionsOf } from "./engine.js";
 import { corruptDownload } from "./errors.js";
 import { type DownloadSource, fetchBody } from "./fetch-body.js";
 import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
@@ -68,7 +69,7 @@ class StreamSink implements DownloadSink<DownloadResult> {
   constructor(opts: StreamDownloadOptions, signal: AbortSignal | undefined) {
     this.#opts = opts;
     this.#signal = signal;
-    this.#format = formatOf(opts.kind);
+    this.#format = formatOfKind(opts.kind);
     this.#name = fallbackFileName(opts.kind, opts.slug, opts.edition);
   }
 

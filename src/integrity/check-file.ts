@@ -9,6 +9,29 @@ export { type Damage, describeDamage } from "./damage.js";
 /** Expected file format: packs are ZIP archives, assets GLB (binary glTF 2.0). */
 export type CheckedFormat = "zip" | "glb";
 
+/** The format an item of `kind` must have: a pack is a ZIP archive, an asset a GLB. */
+export function formatOfKind(kind: "pack" | "asset"): CheckedFormat {
+  return kind === "pack" ? "zip" : "glb";
+}
+
+/**
+ * The one rule of cli-contract "Integrity" for a file that may have been checked while it was
+ * read (the streaming ZIP walk of a pack, src/integrity/zip-stream-check.ts): a `sound`
+ * verdict vouches for every entry; anything else (`unsure`, no walk at all, every GLB) is
+ * decided by `check`, {@link findDamage} unless a test passes another. Returns the damage, or
+ * undefined when the file is sound. Throws what `check` throws.
+ */
+export async function damageUnlessVouched(
+  path: string,
+  format: CheckedFormat,
+  verdict: "sound" | "unsure" | undefined,
+  signal?: AbortSignal,
+  check: typeof findDamage = findDamage,
+): Promise<Damage | undefined> {
+  if (verdict === "sound") return undefined;
+  return await check(path, format, signal);
+}
+
 /**
  * The format checks of cli-contract "Integrity" on the file at `path` (never through a
  * symlink; a FIFO is not waited on): for `zip` every entry against the archive's own CRC-32s

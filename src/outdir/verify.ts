@@ -1,7 +1,12 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors/usage-error.js";
-import { describeDamage, findDamage } from "../integrity/check-file.js";
+import {
+  damageUnlessVouched,
+  describeDamage,
+  type findDamage,
+  formatOfKind,
+} from "../integrity/check-file.js";
 import { ZipStreamCheck } from "../integrity/zip-stream-check.js";
 import { hashRegularFile } from "../io/file-hash.js";
 import { lstatIfExists } from "../io/safe-fs.js";
@@ -69,7 +74,7 @@ export async function verifyRecord(
   dir: string,
   recorded: StateItem,
   signal?: AbortSignal,
-  entryByEntry: typeof findDamage = findDamage,
+  entryByEntry?: typeof findDamage,
 ): Promise<VerifyItem> {
   const path = join(dir, recorded.file);
   const base = {
@@ -104,14 +109,17 @@ export async function verifyRecord(
     walk?.abandon();
     return { ...found, status: "changed" };
   }
-  let damage: Awaited<ReturnType<typeof findDamage>>;
+  let damage: Awaited<ReturnType<typeof damageUnlessVouched>>;
   try {
-    const verdict = walk ? await walk.settle(path) : "unsure";
+    const verdict = walk ? await walk.settle(path) : undefined;
     signal?.throwIfAborted();
-    damage =
-      verdict === "sound"
-        ? undefined
-        : await entryByEntry(path, recorded.kind === "pack" ? "zip" : "glb", signal);
+    damage = await damageUnlessVouched(
+      path,
+      formatOfKind(recorded.kind),
+      verdict,
+      signal,
+      entryByEntry,
+    );
   } catch (err) {
     if (signal?.aborted) throw err;
     damage = { reason: `cannot be read (${err instanceof Error ? err.message : String(err)})` };
