@@ -1,9 +1,9 @@
-/**
- * Expected file format of a download: packs are ZIP archives, assets GLB (binary glTF 2.0).
- * These are the checks of a streamed download (`-o -`), whose bytes are gone before its end;
- * a file is checked in full before it takes its name (src/integrity/check-file.ts).
+import type { CheckedFormat } from "../integrity/check-file.js";
+
+/*
+ * The checks of a streamed download (`-o -`), whose bytes are gone before its end; a file is
+ * checked in full before it takes its name (src/integrity/check-file.ts).
  */
-export type FileFormat = "zip" | "glb";
 
 const ZIP_LOCAL_HEADER = 0x04034b50; // "PK\x03\x04"
 const ZIP_EOCD = 0x06054b50; // "PK\x05\x06"
@@ -18,7 +18,7 @@ const GLB_MAGIC = 0x46546c67; // "glTF"
  * `size`, when known, is compared with a GLB's declared length.
  */
 export function checkLeadingBytes(
-  format: FileFormat,
+  format: CheckedFormat,
   head: Buffer,
   size?: number,
 ): string | undefined {

@@ -4,14 +4,14 @@ import { NetworkError } from "../errors/network-error.js";
 import type { SvcError } from "../errors/svc-error.js";
 import type { HttpResponse } from "../http/request-types.js";
 import { headerValue } from "../http/response-body.js";
-import { formatOfKind } from "../integrity/check-file.js";
+import { type CheckedFormat, formatOfKind } from "../integrity/check-file.js";
 import type { FileProgress } from "../io/progress.js";
 import { fallbackFileName, nameFromContentDisposition } from "../outdir/names.js";
 import type { ItemRef } from "../outdir/state.js";
 import { type DownloadResult, fetchOptionsOf } from "./engine.js";
 import { corruptDownload } from "./errors.js";
 import { type DownloadSource, fetchBody } from "./fetch-body.js";
-import { checkLeadingBytes, checkZipTail, type FileFormat } from "./format.js";
+import { checkLeadingBytes, checkZipTail } from "./format.js";
 import { type BodyHead, type DownloadSink, isStrongEtag, type ResumePoint } from "./sink.js";
 import type { Transport } from "./transport.js";
 
@@ -55,7 +55,7 @@ export async function downloadToStream(
 class StreamSink implements DownloadSink<DownloadResult> {
   readonly #opts: StreamDownloadOptions;
   readonly #signal: AbortSignal | undefined;
-  readonly #format: FileFormat;
+  readonly #format: CheckedFormat;
   readonly #hash = createHash("sha256");
   #written = 0;
   #total: number | undefined;

@@ -1,8 +1,10 @@
 import { type FileHandle, open } from "node:fs/promises";
 import { isNotRegular, READ_NO_FOLLOW } from "../io/safe-fs.js";
+import type { ItemKind } from "../model.js";
 import type { Damage } from "./damage.js";
 import { findGlbDamage } from "./glb-check.js";
 import { findZipDamage } from "./zip-check.js";
+import type { FormatVerdict } from "./zip-stream-verdict.js";
 
 export { type Damage, describeDamage } from "./damage.js";
 
@@ -10,7 +12,7 @@ export { type Damage, describeDamage } from "./damage.js";
 export type CheckedFormat = "zip" | "glb";
 
 /** The format an item of `kind` must have: a pack is a ZIP archive, an asset a GLB. */
-export function formatOfKind(kind: "pack" | "asset"): CheckedFormat {
+export function formatOfKind(kind: ItemKind): CheckedFormat {
   return kind === "pack" ? "zip" : "glb";
 }
 
@@ -24,7 +26,7 @@ export function formatOfKind(kind: "pack" | "asset"): CheckedFormat {
 export async function damageUnlessVouched(
   path: string,
   format: CheckedFormat,
-  verdict: "sound" | "unsure" | undefined,
+  verdict: FormatVerdict | undefined,
   signal?: AbortSignal,
   check: typeof findDamage = findDamage,
 ): Promise<Damage | undefined> {

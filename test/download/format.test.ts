@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkLeadingBytes, checkZipTail, type FileFormat } from "../../src/download/format.js";
+import { checkLeadingBytes, checkZipTail } from "../../src/download/format.js";
+import type { CheckedFormat } from "../../src/integrity/check-file.js";
 
 /** A minimal valid ZIP with one stored entry `a.txt` holding "hi". */
 function tinyZip(comment = ""): Buffer {
@@ -37,7 +38,7 @@ function glb(declared: number, actual: number, version = 2): Buffer {
 }
 
 /** The checks of a streamed download (`-o -`): its first bytes, then for a ZIP its last ones. */
-function streamCheck(bytes: Buffer, format: FileFormat): string | undefined {
+function streamCheck(bytes: Buffer, format: CheckedFormat): string | undefined {
   const head = checkLeadingBytes(format, bytes.subarray(0, 12), bytes.length);
   if (head || format === "glb") return head;
   const tail = bytes.subarray(Math.max(0, bytes.length - 65_557));
